@@ -1,0 +1,146 @@
+// createApp: the API as a node:http request listener, behind the one error boundary.
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { ClientGoneError, readJson } from "./body.ts";
+import { HttpError } from "./errors.ts";
+import type { ApiRoute, Handler } from "./handler.ts";
+import { clip, parseId } from "./ids.ts";
+import { INTERNAL_ERROR_REPLY, type Reply, send } from "./respond.ts";
+import { resourceRoutes } from "./resource.ts";
+import { healthRoutes } from "./resources/health.ts";
+import { definePostFamily } from "./resources/posts.ts";
+import { defineUsers } from "./resources/users.ts";
+import { createRouter, pathOf } from "./router.ts";
+
+/** The default largest request body, in bytes (1 MiB). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Options of createApp and createListener; every one has a default. */
+export type AppOptions = {
+  /** The largest request body in bytes; larger ones get 413. */
+  bodyLimit?: number;
+  /** Whether shutdown has begun: new requests then get 503 and `Connection: close`. */
+  isDraining?: () => boolean;
+  /** Where an unexpected error goes; stderr by default. */
+  logError?: (error: unknown, requestLine: string) => void;
+};
+
+/** The whole API's route table, over a fresh store of its own. */
+export function apiRoutes(isDraining: () => boolean = never): ApiRoute[] {
+  return [...healthRoutes(isDraining), ...dataRoutes()];
+}
+
+function dataRoutes(): ApiRoute[] {
+  const users = defineUsers();
+  const { posts, comments, replies } = definePostFamily();
+  return [
+    ...resourceRoutes(users),
+    ...resourceRoutes(posts),
+    ...resourceRoutes(comments),
+    ...resourceRoutes(replies),
+  ];
+}
+
+/**
+ * The API as a request listener with its own fresh data: mount it in any
+ * node:http server. Two apps never share records.
+ */
+export function createApp(options: AppOptions = {}): RequestListener {
+  const isDraining = options.isDraining ?? never;
+  const probes = healthRoutes(isDraining);
+  // Liveness and readiness keep answering during shutdown; everything else gets 503.
+  const servedWhileDraining = new Set(probes.map((route) => route.handler));
+  return createListener([...probes, ...dataRoutes()], { ...options, servedWhileDraining });
+}
+
+/** Options of createListener beyond the app's. */
+export type ListenerOptions = AppOptions & { servedWhileDraining?: ReadonlySet<Handler> };
+
+const NO_BODY = Object.freeze({});
+const NO_QUERY = new URLSearchParams();
+
+/**
+ * Turns a route table into a request listener: routing (404, 405, OPTIONS, HEAD),
+ * path ids, body checks, then the handler. Every throw ends here: an HttpError
+ * becomes its JSON answer; anything else is logged and becomes a 500, and the
+ * server goes on serving.
+ */
+export function createListener(routes: readonly ApiRoute[], options: ListenerOptions = {}): RequestListener {
+  const match = createRouter(routes);
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const isDraining = options.isDraining ?? never;
+  const logError = options.logError ?? logToStderr;
+  const servedWhileDraining = options.servedWhileDraining ?? new Set();
+
+  return function listener(request: IncomingMessage, response: ServerResponse) {
+    const method = request.method ?? "GET";
+    const url = request.url ?? "/";
+    const head = method === "HEAD";
+
+    const answer = (reply: Reply) => {
+      // Contract 7: during shutdown every answer closes its connection. An answer
+      // sent before the whole body arrived also closes it, so no client can make
+      // the server go on reading a body it has already refused.
+      const close = isDraining() || (!request.complete && hasBody(request));
+      send(response, reply, { head, close });
+    };
+    const fail = (error: unknown) => {
+      if (error instanceof HttpError) {
+        answer({ status: error.status, body: error.toBody(), headers: error.headers });
+      } else if (error instanceof ClientGoneError) {
+        // The client hung up mid-body: there is no one left to answer.
+      } else {
+        logError(error, `${method} ${url}`);
+        if (response.headersSent) response.destroy();
+        else answer(INTERNAL_ERROR_REPLY);
+      }
+    };
+
+    const found = match(method, url);
+    if (found.kind === "not-found") {
+      return fail(new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url))}`));
+    }
+    if (isDraining() && (found.kind !== "found" || !servedWhileDraining.has(found.handler))) {
+      return fail(new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
+    }
+    if (found.kind === "options") return answer({ status: 204, headers: { allow: found.allow } });
+    if (found.kind === "method-not-allowed") {
+      return fail(
+        new HttpError("METHOD_NOT_ALLOWED", `Method ${clip(method)} is not allowed here; use ${found.allow}`, {
+          headers: { allow: found.allow },
+        }),
+      );
+    }
+
+    try {
+      const params: Record<string, number> = {};
+      // Every path parameter of this API is an id (contract 2), checked before the body.
+      for (const name in found.params) params[name] = parseId(found.params[name]!);
+      const queryStart = url.indexOf("?");
+      const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
+      const handler = found.handler;
+      if (method === "POST" || method === "PUT") {
+        readJson(request, { limit })
+          .then((body) => answer(handler({ params, query, body })))
+          .catch(fail);
+      } else {
+        answer(handler({ params, query, body: NO_BODY }));
+      }
+    } catch (error) {
+      fail(error);
+    }
+  };
+}
+
+/** Whether the request announced a body (a non-zero length, or chunked). */
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers["content-length"];
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+function never(): boolean {
+  return false;
+}
+
+function logToStderr(error: unknown, requestLine: string): void {
+  console.error(`Unexpected error while answering ${requestLine}:`, error);
+}

@@ -1,0 +1,167 @@
+// readJson: a request body checked in the contract's order and parsed into a plain JSON object.
+import type { IncomingMessage } from "node:http";
+import { HttpError } from "./errors.ts";
+
+/** The deepest nesting of arrays and objects a body may have; the top-level object is level 1. */
+export const MAX_DEPTH = 64;
+
+/** Member names refused at any depth, so no body can reach an object prototype. */
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** A parsed JSON object body. */
+export type JsonObject = Record<string, unknown>;
+
+/** Options of readJson. */
+export type ReadJsonOptions = { limit: number };
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads, checks and parses a JSON object body (contract 3, in its order):
+ * media type 415, size 413, empty or malformed 400, not an object 400,
+ * forbidden member names 400, nesting deeper than MAX_DEPTH 400.
+ */
+export async function readJson(request: IncomingMessage, options: ReadJsonOptions): Promise<JsonObject> {
+  checkMediaType(request.headers["content-type"]);
+  const declared = request.headers["content-length"];
+  // A declared length over the limit is refused before a single byte is read.
+  if (declared !== undefined && Number(declared) > options.limit) throw tooLarge(options.limit);
+  const bytes = await readBytes(request, options.limit);
+  return parseJsonObject(bytes);
+}
+
+/** Checks a Content-Type header: `application/json`, any case, with no charset but UTF-8. */
+export function checkMediaType(header: string | undefined): void {
+  if (header === undefined) {
+    throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json; the header is missing");
+  }
+  const [type = "", ...parameters] = header.split(";");
+  if (type.trim().toLowerCase() !== "application/json") {
+    throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");
+  }
+  for (const parameter of parameters) {
+    const [name = "", value = ""] = parameter.split("=");
+    if (name.trim().toLowerCase() !== "charset") continue;
+    const charset = value.trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+    // JSON exchanged between systems is UTF-8 (RFC 8259, section 8.1); other charsets are refused, not guessed at.
+    if (charset !== "utf-8" && charset !== "utf8") {
+      throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "Content-Type charset must be utf-8");
+    }
+  }
+}
+
+/** Parses bytes into a JSON object, or throws the HttpError the contract names. */
+export function parseJsonObject(bytes: Uint8Array): JsonObject {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch (cause) {
+    throw new HttpError("INVALID_ENCODING", "Request body must be valid UTF-8", { cause });
+  }
+  if (text.trim() === "") throw new HttpError("EMPTY_BODY", "Request body is empty; send a JSON object");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new HttpError("INVALID_JSON", "Request body is malformed JSON", { cause });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new HttpError("BODY_NOT_OBJECT", `Request body must be a JSON object, not ${describe(value)}`);
+  }
+  checkTree(value);
+  return value as JsonObject;
+}
+
+/**
+ * Walks the parsed tree without recursion (a deep body must not overflow the stack)
+ * and reports, in this order, a forbidden member name, nesting past MAX_DEPTH,
+ * and a number too large to hold.
+ */
+function checkTree(root: object): void {
+  let forbidden: string | undefined;
+  let tooDeep = false;
+  let infinite = false;
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) infinite = true;
+      continue;
+    }
+    if (typeof value !== "object" || value === null) continue;
+    if (depth > MAX_DEPTH) {
+      tooDeep = true;
+      continue;
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push([item, depth + 1]);
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (FORBIDDEN_KEYS.has(key)) forbidden ??= key;
+      stack.push([(value as JsonObject)[key], depth + 1]);
+    }
+  }
+  if (forbidden !== undefined) {
+    throw new HttpError("FORBIDDEN_KEY", `Request body must not have a member named "${forbidden}"`);
+  }
+  if (tooDeep) throw new HttpError("BODY_TOO_DEEP", `Request body must not be nested deeper than ${MAX_DEPTH} levels`);
+  if (infinite) throw new HttpError("NUMBER_OUT_OF_RANGE", "Request body has a number too large to be held");
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError("BODY_TOO_LARGE", `Request body must not be larger than ${limit} bytes`);
+}
+
+/** Signals that the client went away before its body arrived; there is no one to answer. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super("The client closed the connection before the request body arrived");
+    this.name = "ClientGoneError";
+  }
+}
+
+/** Reads the body, counting bytes as they arrive and stopping at the limit. */
+function readBytes(request: IncomingMessage, limit: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("error", onGone);
+      request.off("close", onGone);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        // Stop reading at the limit: nothing past it is buffered. The answer is sent
+        // with `Connection: close`, which ends the connection and its unread rest.
+        cleanup();
+        request.pause();
+        chunks.length = 0;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onGone = () => {
+      cleanup();
+      reject(new ClientGoneError());
+    };
+    request.on("data", onData);
+    request.on("end", onEnd);
+    request.on("error", onGone);
+    request.on("close", onGone);
+  });
+}

@@ -1,0 +1,191 @@
+// One collection design for every resource: ids, validation, not-found, lists, cascades and routes.
+import type { JsonObject } from "./body.ts";
+import { type ErrorCode, type FieldError, HttpError } from "./errors.ts";
+import type { ApiRoute, HandlerRequest } from "./handler.ts";
+import { listReply, readPage } from "./lists.ts";
+import type { Reply } from "./respond.ts";
+import { ChildIndex, type Collection, type StoredRecord, takePage } from "./store.ts";
+import { checkFields, type FieldSpec, positiveSafeInteger } from "./validate.ts";
+
+/** How a resource hangs under another: `comments` of a post keep its id in `postId`. */
+export type ParentLink = {
+  resource: Resource;
+  /** The member of a child record that holds the parent's id, e.g. `postId`. */
+  key: string;
+  /** The path segment of the child list under a parent, e.g. `comments`. */
+  segment: string;
+  index: ChildIndex;
+};
+
+/** Everything that makes one resource differ from another; the behaviour is shared. */
+export type Resource = {
+  /** The singular name, capitalised, as messages use it: `User`. */
+  label: string;
+  /** Where its records live: `/users`; one record is `/users/{id}`. */
+  path: string;
+  notFound: ErrorCode;
+  records: Collection;
+  fields: Record<string, FieldSpec>;
+  /** Whether a create may choose the id (seed spec part 2, rule 2: users only). */
+  clientIds: boolean;
+  /** Whether records carry a server-set `createdAt`. */
+  timestamps: boolean;
+  parent: ParentLink | undefined;
+  /** Resources whose records belong to this one's records and are deleted with them. */
+  children: Resource[];
+};
+
+/** What defineResource needs; a parent, if named, is linked both ways. */
+export type ResourceOptions = Omit<Resource, "parent" | "children"> & {
+  parent?: { resource: Resource; key: string; segment: string };
+};
+
+/** Creates a resource and, if it has a parent, the index from each parent to its children. */
+export function defineResource(options: ResourceOptions): Resource {
+  const { parent, ...rest } = options;
+  const resource: Resource = {
+    ...rest,
+    parent: parent && { ...parent, index: new ChildIndex() },
+    children: [],
+  };
+  parent?.resource.children.push(resource);
+  return resource;
+}
+
+/** Members the server sets, which a client may never send (contract 5). */
+function serverMembers(resource: Resource): string[] {
+  const members = resource.clientIds ? [] : ["id"];
+  if (resource.parent) members.push(resource.parent.key);
+  if (resource.timestamps) members.push("createdAt");
+  return members;
+}
+
+/** The record with this id, or a 404 naming the resource. */
+export function findRecord(resource: Resource, id: number): StoredRecord {
+  const record = resource.records.get(id);
+  if (record === undefined) throw new HttpError(resource.notFound, `${resource.label} not found`);
+  return record;
+}
+
+/**
+ * Creates a record. Checks run in the contract's order: the parent exists (404),
+ * the body is valid (400), the id is free (409); nothing is stored unless all pass.
+ */
+export function createRecord(resource: Resource, body: JsonObject, parentId?: number): StoredRecord {
+  if (resource.parent && parentId !== undefined) findRecord(resource.parent.resource, parentId);
+  const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: false })];
+  if (resource.clientIds && Object.hasOwn(body, "id")) {
+    const message = positiveSafeInteger(body.id);
+    if (message !== undefined) errors.unshift({ path: "id", message });
+  }
+  if (errors.length > 0) throw invalid(resource, errors);
+
+  // Seed spec part 2, rules 1 and 2: the assigned id, replaced by the body's id if it has one.
+  const id = resource.clientIds && Object.hasOwn(body, "id") ? (body.id as number) : resource.records.nextId();
+  if (resource.records.has(id)) {
+    throw new HttpError(
+      "ID_CONFLICT",
+      `A ${resource.label.toLowerCase()} with id ${id} already exists; send another id or none`,
+    );
+  }
+  const parent = resource.parent && parentId !== undefined ? resource.parent : undefined;
+  const record: StoredRecord = parent ? { id, [parent.key]: parentId, ...body } : { id, ...body };
+  parent?.index.add(parentId!, id);
+  if (resource.timestamps) record.createdAt = new Date().toISOString();
+  resource.records.insert(record);
+  return record;
+}
+
+/**
+ * Merges the body over a record (seed spec part 2, rule 3: shallow; members sent
+ * replace, members not sent are kept). `{}` changes nothing.
+ */
+export function updateRecord(resource: Resource, id: number, body: JsonObject): StoredRecord {
+  const stored = findRecord(resource, id);
+  const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: true })];
+  if (resource.clientIds && Object.hasOwn(body, "id") && body.id !== id) {
+    errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
+  }
+  if (errors.length > 0) throw invalid(resource, errors);
+  const record: StoredRecord = { ...stored, ...body, id };
+  resource.records.replace(record);
+  return record;
+}
+
+/** Deletes a record and everything under it; costs time in proportion to what it removes. */
+export function deleteRecord(resource: Resource, id: number): void {
+  const record = findRecord(resource, id);
+  if (resource.parent) resource.parent.index.remove(record[resource.parent.key] as number, id);
+  deleteTree(resource, id);
+}
+
+function deleteTree(resource: Resource, id: number): void {
+  resource.records.delete(id);
+  for (const child of resource.children) {
+    for (const childId of child.parent!.index.drop(id)) deleteTree(child, childId);
+  }
+}
+
+/** One page of a resource's records: all of them, or the children of one parent. */
+export function listRecords(resource: Resource, request: HandlerRequest): Reply {
+  const { offset, limit } = readPage(request.query);
+  const parentId = request.params.id;
+  if (resource.parent === undefined || parentId === undefined) {
+    return listReply(resource.records.page(offset, limit), resource.records.size);
+  }
+  findRecord(resource.parent.resource, parentId);
+  const { index } = resource.parent;
+  const ids = takePage(index.ids(parentId), offset, limit);
+  return listReply(
+    ids.map((childId) => resource.records.get(childId)!),
+    index.count(parentId),
+  );
+}
+
+function checkServerMembers(resource: Resource, body: JsonObject): FieldError[] {
+  return serverMembers(resource)
+    .filter((member) => Object.hasOwn(body, member))
+    .map((path) => ({ path, message: "is set by the server and must not be sent" }));
+}
+
+function invalid(resource: Resource, errors: FieldError[]): HttpError {
+  return new HttpError(
+    "VALIDATION_FAILED",
+    `The ${resource.label.toLowerCase()} is not valid; fix the members listed in errors`,
+    { errors },
+  );
+}
+
+/**
+ * The routes of a resource: its list and create (under its parent, if it has one),
+ * and GET, PUT and DELETE of one record.
+ */
+export function resourceRoutes(resource: Resource): ApiRoute[] {
+  const list = resource.parent ? `${resource.parent.resource.path}/:id/${resource.parent.segment}` : resource.path;
+  const item = `${resource.path}/:id`;
+  return [
+    { method: "GET", pattern: list, handler: (request) => listRecords(resource, request) },
+    {
+      method: "POST",
+      pattern: list,
+      handler: ({ params, body }) => {
+        const record = createRecord(resource, body, params.id);
+        return { status: 201, body: record, headers: { location: `${resource.path}/${record.id}` } };
+      },
+    },
+    { method: "GET", pattern: item, handler: ({ params }) => ({ status: 200, body: findRecord(resource, params.id!) }) },
+    {
+      method: "PUT",
+      pattern: item,
+      handler: ({ params, body }) => ({ status: 200, body: updateRecord(resource, params.id!, body) }),
+    },
+    {
+      method: "DELETE",
+      pattern: item,
+      handler: ({ params }) => {
+        deleteRecord(resource, params.id!);
+        return { status: 204 };
+      },
+    },
+  ];
+}

@@ -1,0 +1,42 @@
+// The posts, comments and replies resources: a post has comments, a comment has replies.
+import { defineResource, type Resource } from "../resource.ts";
+import { Collection } from "../store.ts";
+import { nonEmptyString } from "../validate.ts";
+
+/** The three resources of the family, linked so that deletes cascade down. */
+export type PostFamily = { posts: Resource; comments: Resource; replies: Resource };
+
+/** A fresh, empty family; each collection numbers its own ids and never reuses one (contract 5). */
+export function definePostFamily(): PostFamily {
+  const body = { required: true, rule: nonEmptyString };
+  const posts = defineResource({
+    label: "Post",
+    path: "/posts",
+    notFound: "POST_NOT_FOUND",
+    records: new Collection("sequence"),
+    fields: { title: { required: true, rule: nonEmptyString }, body },
+    clientIds: false,
+    timestamps: true,
+  });
+  const comments = defineResource({
+    label: "Comment",
+    path: "/comments",
+    notFound: "COMMENT_NOT_FOUND",
+    records: new Collection("sequence"),
+    fields: { body },
+    clientIds: false,
+    timestamps: true,
+    parent: { resource: posts, key: "postId", segment: "comments" },
+  });
+  const replies = defineResource({
+    label: "Reply",
+    path: "/replies",
+    notFound: "REPLY_NOT_FOUND",
+    records: new Collection("sequence"),
+    fields: { body },
+    clientIds: false,
+    timestamps: true,
+    parent: { resource: comments, key: "commentId", segment: "replies" },
+  });
+  return { posts, comments, replies };
+}

@@ -1,0 +1,27 @@
+// The users resource: the seed spec's collection, its two seeded users and its id rule.
+import { defineResource, type Resource } from "../resource.ts";
+import { Collection, type StoredRecord } from "../store.ts";
+import { emailAddress, nonEmptyString } from "../validate.ts";
+
+/** The two users every instance starts with (seed spec part 1). */
+export const SEED_USERS: readonly StoredRecord[] = [
+  { id: 1, name: "Ada Lovelace", email: "ada@example.com" },
+  { id: 2, name: "Alan Turing", email: "alan@example.com" },
+];
+
+/** A fresh users resource holding copies of the seeded users. */
+export function defineUsers(): Resource {
+  return defineResource({
+    label: "User",
+    path: "/users",
+    notFound: "USER_NOT_FOUND",
+    // Seed spec part 2, rule 1: a new id is the number of users held + 1.
+    records: new Collection("count", SEED_USERS.map((user) => ({ ...user }))),
+    fields: {
+      name: { required: true, rule: nonEmptyString },
+      email: { required: true, rule: emailAddress },
+    },
+    clientIds: true,
+    timestamps: false,
+  });
+}

@@ -1,0 +1,59 @@
+// The only code that writes responses: JSON bodies with exact headers, errors, raw socket answers.
+import type { ServerResponse } from "node:http";
+import { STATUS_CODES } from "node:http";
+import { ERROR_CATALOGUE, type ErrorCode } from "./errors.ts";
+
+/** The media type of every body this service sends. */
+export const JSON_TYPE = "application/json; charset=utf-8";
+
+/** What a handler returns: a status, an optional JSON body and extra headers. */
+export type Reply = {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+};
+
+/** How a reply is written: without a body for HEAD, with `Connection: close` when asked. */
+export type SendOptions = { head?: boolean; close?: boolean };
+
+/** Writes a reply as JSON with Content-Type and an exact Content-Length; 204 has neither. */
+export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}): void {
+  // A client that hung up has no socket to write to; writing would only raise.
+  if (res.destroyed || res.headersSent) return;
+  const headers: Record<string, string | number> = { ...reply.headers };
+  if (options.close) headers["connection"] = "close";
+  if (reply.status === 204 || reply.body === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(reply.body);
+  headers["content-type"] = JSON_TYPE;
+  headers["content-length"] = Buffer.byteLength(text);
+  res.writeHead(reply.status, headers);
+  // HEAD gets the same status and headers as GET, and no body (contract 2).
+  if (options.head) res.end();
+  else res.end(text);
+}
+
+/** The reply for an unexpected failure: no stack and no internals reach the client. */
+export const INTERNAL_ERROR_REPLY: Reply = {
+  status: 500,
+  body: { message: "Internal server error", code: "INTERNAL_ERROR" },
+};
+
+/**
+ * A whole HTTP/1.1 error response as bytes, for answering on a raw socket when the
+ * HTTP parser rejected the request (or it timed out) and no ServerResponse exists.
+ */
+export function rawErrorResponse(code: ErrorCode, message: string): string {
+  const { status } = ERROR_CATALOGUE[code];
+  const text = JSON.stringify({ message, code });
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\n` +
+    `Content-Type: ${JSON_TYPE}\r\n` +
+    `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+    "Connection: close\r\n\r\n" +
+    text
+  );
+}

@@ -1,0 +1,129 @@
+// The route table: patterns compiled once, then method + path -> handler, allowed methods, or nothing.
+
+/** One route as data: a method, a pattern such as `/users/:id`, and what handles it. */
+export type Route<H> = { method: string; pattern: string; handler: H };
+
+/** The outcome of matching one request line against the table. */
+export type Match<H> =
+  | { kind: "found"; handler: H; params: Record<string, string>; allow: string }
+  | { kind: "options"; allow: string }
+  | { kind: "method-not-allowed"; allow: string }
+  | { kind: "not-found" };
+
+/** Finds what answers a method and a path (the query string, if any, is ignored). */
+export type Matcher<H> = (method: string, url: string) => Match<H>;
+
+type Segment = { literal: string } | { param: string };
+
+type CompiledPath<H> = {
+  segments: Segment[];
+  handlers: Map<string, H>;
+  allow: string;
+};
+
+const PARAM_NAME = /^:[A-Za-z_][A-Za-z0-9_]*$/;
+const METHOD = /^[A-Z]+$/;
+
+/**
+ * Compiles a route table into a matcher. Bad patterns are programmer errors and
+ * throw at start-up, never per request.
+ */
+export function createRouter<H>(routes: readonly Route<H>[]): Matcher<H> {
+  const byPattern = new Map<string, CompiledPath<H>>();
+  for (const route of routes) {
+    if (!METHOD.test(route.method)) throw new TypeError(`Bad method "${route.method}"`);
+    let path = byPattern.get(route.pattern);
+    if (path === undefined) {
+      path = { segments: compilePattern(route.pattern), handlers: new Map(), allow: "" };
+      byPattern.set(route.pattern, path);
+    }
+    if (path.handlers.has(route.method)) {
+      throw new TypeError(`Route ${route.method} ${route.pattern} is defined twice`);
+    }
+    path.handlers.set(route.method, route.handler);
+  }
+
+  // Paths are grouped by segment count so a request is compared only with paths
+  // that could match it; within a group, the first match in table order wins.
+  const bySegmentCount = new Map<number, CompiledPath<H>[]>();
+  for (const path of byPattern.values()) {
+    path.allow = allowHeader(path.handlers);
+    const group = bySegmentCount.get(path.segments.length) ?? [];
+    group.push(path);
+    bySegmentCount.set(path.segments.length, group);
+  }
+
+  return function match(method, url) {
+    const parts = splitPath(url);
+    const candidates = bySegmentCount.get(parts.length);
+    if (candidates === undefined) return NOT_FOUND;
+    for (const path of candidates) {
+      const params = matchSegments(path.segments, parts);
+      if (params === undefined) continue;
+      const handler = path.handlers.get(method) ?? (method === "HEAD" ? path.handlers.get("GET") : undefined);
+      if (handler !== undefined) return { kind: "found", handler, params, allow: path.allow };
+      if (method === "OPTIONS") return { kind: "options", allow: path.allow };
+      return { kind: "method-not-allowed", allow: path.allow };
+    }
+    return NOT_FOUND;
+  };
+}
+
+const NOT_FOUND = { kind: "not-found" } as const;
+
+/** The path of a request target without its query string and without one trailing slash. */
+export function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  const path = query === -1 ? url : url.slice(0, query);
+  // Contract 2: one trailing slash is ignored, so `/users/` is `/users`; `/` stays `/`.
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+function splitPath(url: string): string[] {
+  // "/users/1" -> ["users", "1"]; the leading empty segment is dropped.
+  return pathOf(url).split("/").slice(1);
+}
+
+function compilePattern(pattern: string): Segment[] {
+  if (!pattern.startsWith("/") || (pattern.length > 1 && pattern.endsWith("/"))) {
+    throw new TypeError(`Route pattern "${pattern}" must start with "/" and not end with one`);
+  }
+  return pattern
+    .split("/")
+    .slice(1)
+    .map((part) => {
+      if (!part.startsWith(":")) return { literal: part };
+      if (!PARAM_NAME.test(part)) throw new TypeError(`Bad parameter "${part}" in "${pattern}"`);
+      return { param: part.slice(1) };
+    });
+}
+
+function matchSegments(segments: Segment[], parts: string[]): Record<string, string> | undefined {
+  let params: Record<string, string> | undefined;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const part = parts[i]!;
+    if ("literal" in segment) {
+      if (segment.literal !== part) return undefined;
+    } else {
+      // An empty segment (`/users//`) is not a value for a parameter.
+      if (part === "") return undefined;
+      params ??= {};
+      params[segment.param] = part;
+    }
+  }
+  return params ?? {};
+}
+
+function allowHeader(handlers: Map<string, unknown>): string {
+  const methods = new Set(handlers.keys());
+  if (methods.has("GET")) methods.add("HEAD");
+  methods.add("OPTIONS");
+  const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+  return [...methods].sort((a, b) => rank(order, a) - rank(order, b)).join(", ");
+}
+
+function rank(order: string[], method: string): number {
+  const index = order.indexOf(method);
+  return index === -1 ? order.length : index;
+}

@@ -1,0 +1,145 @@
+// startServer: an isolated instance on a port, with time-outs, graceful shutdown and raw-socket errors.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import { type AppOptions, createApp } from "./app.ts";
+import type { ErrorCode } from "./errors.ts";
+import { rawErrorResponse } from "./respond.ts";
+
+/** Options of startServer; every one has a default. Times are in milliseconds. */
+export type ServerOptions = Omit<AppOptions, "isDraining"> & {
+  /** The port to listen on; 0 (the default) picks a free one. */
+  port?: number;
+  /** The address to listen on; `127.0.0.1` by default, `0.0.0.0` in containers. */
+  host?: string;
+  /** A connection must deliver its complete headers within this time (10 s). */
+  headersTimeout?: number;
+  /** A connection must deliver its complete request within this time (30 s). */
+  requestTimeout?: number;
+  /** An idle keep-alive connection is closed after this time (5 s). */
+  keepAliveTimeout?: number;
+  /** Connections still busy this long after shutdown began are cut (8 s, inside a container's 10 s grace). */
+  shutdownTimeout?: number;
+};
+
+/** A listening instance: where it is, and how to stop it. */
+export type RunningServer = {
+  /** The base URL, such as `http://127.0.0.1:41234`. */
+  url: string;
+  port: number;
+  server: Server;
+  /** Stops accepting, lets in-flight requests finish, and resolves once every connection is gone. */
+  close: () => Promise<void>;
+};
+
+/** The defaults of the time-outs, in milliseconds. */
+export const TIMEOUTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  shutdownTimeout: 8_000,
+} as const;
+
+/**
+ * Starts an isolated instance with its own fresh data. In a test:
+ * `const api = await startServer(); ... await api.close();`
+ */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const { port = 0, host = "127.0.0.1", ...rest } = options;
+  const timeouts = { ...TIMEOUTS, ...definedOnly(rest) };
+  let draining = false;
+  const app = createApp({ ...rest, isDraining: () => draining });
+  const inFlight = new Map<Socket, Set<ServerResponse>>();
+  const sockets = new Set<Socket>();
+
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersTimeout,
+      requestTimeout: timeouts.requestTimeout,
+      // Node checks the two time-outs above only this often (30 s by default),
+      // which would let a stalled client hold a connection far past them.
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersTimeout / 4))),
+      // HTTP/1.0 clients and raw probes send no Host; this API does not depend on it.
+      requireHostHeader: false,
+    },
+    (request: IncomingMessage, response: ServerResponse) => {
+      const socket = request.socket;
+      let responses = inFlight.get(socket);
+      if (responses === undefined) {
+        responses = new Set();
+        inFlight.set(socket, responses);
+      }
+      responses.add(response);
+      response.once("close", () => {
+        responses.delete(response);
+        if (responses.size > 0) return;
+        inFlight.delete(socket);
+        // Once shutdown has begun, a connection that has sent its last answer goes.
+        if (draining) socket.end();
+      });
+      app(request, response);
+    },
+  );
+  server.keepAliveTimeout = timeouts.keepAliveTimeout;
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const started = [...(inFlight.get(socket as Socket) ?? [])].some((response) => response.headersSent);
+    // Answer only where no answer has begun on this connection, so none is corrupted.
+    if (socket.writable && !started) {
+      const [code, message] = describeClientError(error.code);
+      socket.write(rawErrorResponse(code, message));
+    }
+    socket.destroy();
+  });
+
+  await listen(server, port, host);
+  const address = server.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  const shutdown = async () => {
+    draining = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Idle keep-alive connections have nothing to finish; busy ones close after their answer.
+    for (const socket of sockets) if (!inFlight.has(socket)) socket.destroy();
+    const deadline = setTimeout(() => {
+      for (const socket of sockets) socket.destroy();
+    }, timeouts.shutdownTimeout);
+    deadline.unref();
+    await closed;
+    clearTimeout(deadline);
+  };
+
+  return {
+    url: `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`,
+    port: address.port,
+    server,
+    close: () => (closing ??= shutdown()),
+  };
+}
+
+function describeClientError(code: string | undefined): [ErrorCode, string] {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return ["REQUEST_TIMEOUT", "The request took too long to arrive; send it again"];
+  }
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return ["HEADERS_TOO_LARGE", "Request headers are too large; send fewer or shorter headers"];
+  }
+  return ["BAD_REQUEST", "The request is not valid HTTP/1.1"];
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,122 @@
+// The in-memory store: Map-based collections with an id policy, and parent -> children indexes.
+
+/** A stored record: an integer id and any JSON members. */
+export type StoredRecord = { id: number } & Record<string, unknown>;
+
+/**
+ * How a collection picks the id of a new record:
+ * `count` is the seed spec's rule (records held + 1, part 2 rule 1), so ids can repeat after deletes;
+ * `sequence` counts up from 1 and never gives an id twice, even after deletes.
+ */
+export type IdPolicy = "count" | "sequence";
+
+/** A collection of records by id, in creation order. */
+export class Collection<R extends StoredRecord = StoredRecord> {
+  readonly #records = new Map<number, R>();
+  readonly #policy: IdPolicy;
+  #highestId = 0;
+
+  constructor(policy: IdPolicy, seed: readonly R[] = []) {
+    this.#policy = policy;
+    for (const record of seed) this.insert(record);
+  }
+
+  /** How many records are held. */
+  get size(): number {
+    return this.#records.size;
+  }
+
+  /** The id the next record gets unless the client chooses one. */
+  nextId(): number {
+    return this.#policy === "count" ? this.#records.size + 1 : this.#highestId + 1;
+  }
+
+  /** The record with this id, if any. */
+  get(id: number): R | undefined {
+    return this.#records.get(id);
+  }
+
+  /** Whether a record has this id. */
+  has(id: number): boolean {
+    return this.#records.has(id);
+  }
+
+  /** Adds a new record; an id already taken is a programmer error, since creates never overwrite. */
+  insert(record: R): void {
+    if (this.#records.has(record.id)) throw new RangeError(`Record ${record.id} already exists`);
+    this.#records.set(record.id, record);
+    if (record.id > this.#highestId) this.#highestId = record.id;
+  }
+
+  /** Replaces a held record, keeping its place in creation order. */
+  replace(record: R): void {
+    if (!this.#records.has(record.id)) throw new RangeError(`Record ${record.id} does not exist`);
+    this.#records.set(record.id, record);
+  }
+
+  /** Removes a record; says whether there was one. */
+  delete(id: number): boolean {
+    return this.#records.delete(id);
+  }
+
+  /** Records in creation order, skipping `offset` and taking at most `limit`. */
+  page(offset: number, limit: number): R[] {
+    return takePage(this.#records.values(), offset, limit);
+  }
+}
+
+/** Which children belong to each parent, so a parent's list costs time in proportion to it. */
+export class ChildIndex {
+  readonly #children = new Map<number, Set<number>>();
+
+  /** Records `child` under `parent`. */
+  add(parent: number, child: number): void {
+    let set = this.#children.get(parent);
+    if (set === undefined) {
+      set = new Set();
+      this.#children.set(parent, set);
+    }
+    set.add(child);
+  }
+
+  /** Forgets `child` under `parent`. */
+  remove(parent: number, child: number): void {
+    const set = this.#children.get(parent);
+    if (set === undefined) return;
+    set.delete(child);
+    if (set.size === 0) this.#children.delete(parent);
+  }
+
+  /** How many children `parent` has. */
+  count(parent: number): number {
+    return this.#children.get(parent)?.size ?? 0;
+  }
+
+  /** The ids of `parent`'s children in the order they were added. */
+  ids(parent: number): Iterable<number> {
+    return this.#children.get(parent) ?? [];
+  }
+
+  /** Forgets `parent` and returns the ids of the children it had. */
+  drop(parent: number): number[] {
+    const set = this.#children.get(parent);
+    this.#children.delete(parent);
+    return set === undefined ? [] : [...set];
+  }
+}
+
+/** Skips `offset` items and takes at most `limit`, stopping there instead of walking the rest. */
+export function takePage<T>(items: Iterable<T>, offset: number, limit: number): T[] {
+  const page: T[] = [];
+  if (limit === 0) return page;
+  let skipped = 0;
+  for (const item of items) {
+    if (skipped < offset) {
+      skipped++;
+      continue;
+    }
+    page.push(item);
+    if (page.length >= limit) break;
+  }
+  return page;
+}
