@@ -1,0 +1,28 @@
+// Small fetch helpers shared by the black-box tests.
+
+/** A response with its body already read and parsed. */
+export type JsonResponse = { status: number; headers: Headers; body: unknown; text: string };
+
+/** Sends a request and reads the whole answer; the body, if any, is parsed as JSON. */
+export async function call(url: string, init: RequestInit & { json?: unknown } = {}): Promise<JsonResponse> {
+  const { json, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (json !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+  const response = await fetch(url, {
+    ...rest,
+    headers,
+    body: json === undefined ? rest.body : JSON.stringify(json),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text), text };
+}
+
+/** The headers every JSON answer must carry: the media type and the exact byte length. */
+export function assertJsonHeaders(response: JsonResponse): void {
+  const type = response.headers.get("content-type");
+  const length = response.headers.get("content-length");
+  if (type !== "application/json; charset=utf-8") throw new Error(`Content-Type was ${type}`);
+  if (length !== String(Buffer.byteLength(response.text))) {
+    throw new Error(`Content-Length ${length} does not match ${Buffer.byteLength(response.text)} bytes`);
+  }
+}
