@@ -47,7 +47,8 @@ export function readResponse(socket: Socket): Promise<RawResponse> {
       }
       const length = headers["content-length"] === undefined ? undefined : Number(headers["content-length"]);
       const body = buffer.subarray(end + 4);
-      if (length !== undefined ? body.length >= length : ended) {
+      // A HEAD answer declares a length but sends no body; the close ends it.
+      if (ended || (length !== undefined && body.length >= length)) {
         finish(undefined, {
           status: Number(statusLine.split(" ")[1]),
           headers,
