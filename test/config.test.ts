@@ -1,0 +1,98 @@
+// White-box tests of src/config.ts: readConfig defaults, accepted values and a ConfigError for each bad one.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { DEFAULT_BODY_LIMIT } from "../src/app.ts";
+import { ConfigError, readConfig, type Config } from "../src/config.ts";
+
+const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024 };
+
+test("readConfig of an empty environment gives port 3000, host 127.0.0.1 and a 1 MiB body limit", () => {
+  assert.equal(DEFAULT_BODY_LIMIT, 1_048_576);
+  assert.deepEqual(readConfig({}), DEFAULTS);
+});
+
+test("readConfig treats a variable set to the empty string or only spaces as unset", () => {
+  assert.deepEqual(readConfig({ PORT: "", HOST: "", BODY_LIMIT: "" }), DEFAULTS);
+  assert.deepEqual(readConfig({ PORT: "  ", HOST: " ", BODY_LIMIT: "\t" }), DEFAULTS);
+  assert.deepEqual(readConfig({ PORT: undefined, HOST: undefined, BODY_LIMIT: undefined }), DEFAULTS);
+});
+
+test("readConfig ignores variables it does not know", () => {
+  assert.deepEqual(readConfig({ NODE_ENV: "production", LANG: "C.UTF-8", port: "abc" }), DEFAULTS);
+});
+
+test("readConfig reads valid PORT, HOST and BODY_LIMIT values", () => {
+  const cases: Array<[env: Record<string, string>, config: Config]> = [
+    [{ PORT: "0" }, { ...DEFAULTS, port: 0 }],
+    [{ PORT: "1" }, { ...DEFAULTS, port: 1 }],
+    [{ PORT: "8080" }, { ...DEFAULTS, port: 8080 }],
+    [{ PORT: "08080" }, { ...DEFAULTS, port: 8080 }],
+    [{ PORT: " 8080 " }, { ...DEFAULTS, port: 8080 }],
+    [{ PORT: "65535" }, { ...DEFAULTS, port: 65535 }],
+    [{ HOST: "0.0.0.0" }, { ...DEFAULTS, host: "0.0.0.0" }],
+    [{ HOST: "::" }, { ...DEFAULTS, host: "::" }],
+    [{ HOST: "::1" }, { ...DEFAULTS, host: "::1" }],
+    [{ HOST: "localhost" }, { ...DEFAULTS, host: "localhost" }],
+    [{ HOST: "api.example.internal" }, { ...DEFAULTS, host: "api.example.internal" }],
+    [{ HOST: " 0.0.0.0\n" }, { ...DEFAULTS, host: "0.0.0.0" }],
+    [{ BODY_LIMIT: "1" }, { ...DEFAULTS, bodyLimit: 1 }],
+    [{ BODY_LIMIT: "1024" }, { ...DEFAULTS, bodyLimit: 1024 }],
+    [{ BODY_LIMIT: "9007199254740991" }, { ...DEFAULTS, bodyLimit: Number.MAX_SAFE_INTEGER }],
+    [{ PORT: "4000", HOST: "0.0.0.0", BODY_LIMIT: "2048" }, { port: 4000, host: "0.0.0.0", bodyLimit: 2048 }],
+  ];
+  for (const [env, config] of cases) {
+    assert.deepEqual(readConfig(env), config, JSON.stringify(env));
+  }
+});
+
+test("readConfig throws a ConfigError naming the variable for each invalid value", () => {
+  const port = (shown: string) => `PORT must be a whole number from 0 to 65535, not "${shown}"`;
+  const limit = (shown: string) => `BODY_LIMIT must be a whole number from 1 to 9007199254740991, not "${shown}"`;
+  const host = (shown: string) => `HOST must be an address or host name such as 127.0.0.1 or 0.0.0.0, not "${shown}"`;
+  const cases: Array<[name: string, value: string, message: string]> = [
+    ["PORT", "-1", port("-1")],
+    ["PORT", "65536", port("65536")],
+    ["PORT", "99999999999999999999", port("99999999999999999999")],
+    ["PORT", "abc", port("abc")],
+    ["PORT", "80.5", port("80.5")],
+    ["PORT", "8e3", port("8e3")],
+    ["PORT", "0x50", port("0x50")],
+    ["PORT", "+80", port("+80")],
+    ["PORT", "80 80", port("80 80")],
+    ["PORT", "Infinity", port("Infinity")],
+    ["PORT", " 3o00 ", port("3o00")],
+    ["PORT", "1".repeat(100), port("1".repeat(40))],
+    ["BODY_LIMIT", "0", limit("0")],
+    ["BODY_LIMIT", "-1", limit("-1")],
+    ["BODY_LIMIT", "1.5", limit("1.5")],
+    ["BODY_LIMIT", "1e6", limit("1e6")],
+    ["BODY_LIMIT", "1MB", limit("1MB")],
+    ["BODY_LIMIT", "abc", limit("abc")],
+    ["BODY_LIMIT", "9007199254740992", limit("9007199254740992")],
+    ["HOST", "local host", host("local host")],
+    ["HOST", "local\thost", host("local\thost")],
+    ["HOST", "http://localhost", host("http://localhost")],
+    ["HOST", "127.0.0.1/8", host("127.0.0.1/8")],
+    ["HOST", `a b${"c".repeat(100)}`, host(`a b${"c".repeat(37)}`)],
+  ];
+  for (const [name, value, message] of cases) {
+    assert.throws(
+      () => readConfig({ [name]: value }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError, `${name}=${value}`);
+        assert.ok(error instanceof RangeError, `${name}=${value}`);
+        assert.equal(error.name, "ConfigError");
+        assert.equal(error.message, message);
+        assert.ok(error.message.startsWith(`${name} `), `${name}=${value}`);
+        return true;
+      },
+    );
+  }
+});
+
+test("readConfig reports a bad variable even when the others are valid", () => {
+  assert.throws(() => readConfig({ PORT: "8080", HOST: "0.0.0.0", BODY_LIMIT: "none" }), {
+    name: "ConfigError",
+    message: 'BODY_LIMIT must be a whole number from 1 to 9007199254740991, not "none"',
+  });
+});

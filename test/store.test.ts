@@ -1,0 +1,246 @@
+// White-box tests of src/store.ts: Collection id policies and paging, ChildIndex, takePage.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ChildIndex, Collection, takePage, type StoredRecord } from "../src/store.ts";
+
+function ids(records: readonly StoredRecord[]): number[] {
+  return records.map((record) => record.id);
+}
+
+function seeded(policy: "count" | "sequence", count: number): Collection {
+  return new Collection(policy, Array.from({ length: count }, (_, i) => ({ id: i + 1, name: `user ${i + 1}` })));
+}
+
+test("Collection starts empty, or holds its seed in order", () => {
+  const empty = new Collection("count");
+  assert.equal(empty.size, 0);
+  assert.equal(empty.nextId(), 1);
+  assert.deepEqual(empty.page(0, Infinity), []);
+  const users = new Collection("count", [
+    { id: 1, name: "Ada" },
+    { id: 2, name: "Alan" },
+  ]);
+  assert.equal(users.size, 2);
+  assert.deepEqual(users.get(1), { id: 1, name: "Ada" });
+  assert.equal(users.has(2), true);
+  assert.equal(users.has(3), false);
+  assert.equal(users.get(3), undefined);
+  assert.deepEqual(users.page(0, Infinity), [{ id: 1, name: "Ada" }, { id: 2, name: "Alan" }]);
+});
+
+test("Collection with the count policy gives records held + 1, which can repeat after deletes", () => {
+  const users = seeded("count", 2);
+  assert.equal(users.nextId(), 3);
+  users.insert({ id: users.nextId() });
+  assert.equal(users.nextId(), 4);
+  assert.equal(users.delete(1), true);
+  // Seed spec part 2, rule 1: three held, two after the delete, so the next id is 3 again.
+  assert.equal(users.nextId(), 3);
+  assert.equal(users.has(3), true);
+  users.delete(3);
+  assert.equal(users.nextId(), 2);
+  assert.equal(users.has(2), true);
+});
+
+test("Collection with the sequence policy never gives an id twice, even after deletes", () => {
+  const posts = new Collection("sequence");
+  assert.equal(posts.nextId(), 1);
+  for (let i = 0; i < 3; i++) posts.insert({ id: posts.nextId() });
+  assert.deepEqual(ids(posts.page(0, Infinity)), [1, 2, 3]);
+  posts.delete(3);
+  assert.equal(posts.nextId(), 4);
+  posts.delete(1);
+  posts.delete(2);
+  assert.equal(posts.size, 0);
+  assert.equal(posts.nextId(), 4);
+  posts.insert({ id: posts.nextId() });
+  assert.deepEqual(ids(posts.page(0, Infinity)), [4]);
+});
+
+test("Collection with the sequence policy continues after the highest id inserted, even one chosen by hand", () => {
+  const posts = seeded("sequence", 2);
+  assert.equal(posts.nextId(), 3);
+  posts.insert({ id: 10 });
+  assert.equal(posts.nextId(), 11);
+  posts.insert({ id: 5 });
+  assert.equal(posts.nextId(), 11);
+});
+
+test("Collection insert of a taken id throws RangeError and keeps the stored record", () => {
+  const users = seeded("count", 2);
+  const before = users.get(2);
+  assert.throws(() => users.insert({ id: 2, name: "intruder" }), {
+    name: "RangeError",
+    message: "Record 2 already exists",
+  });
+  assert.equal(users.get(2), before);
+  assert.equal(users.size, 2);
+  assert.throws(() => new Collection("sequence", [{ id: 1 }, { id: 1 }]), {
+    name: "RangeError",
+    message: "Record 1 already exists",
+  });
+});
+
+test("Collection insert after a delete of the same id succeeds and goes to the end of creation order", () => {
+  const users = seeded("count", 3);
+  users.delete(1);
+  users.insert({ id: 1, name: "again" });
+  assert.deepEqual(ids(users.page(0, Infinity)), [2, 3, 1]);
+});
+
+test("Collection replace keeps the record's place in creation order", () => {
+  const users = seeded("count", 3);
+  users.replace({ id: 2, name: "renamed" });
+  assert.deepEqual(users.page(0, Infinity), [
+    { id: 1, name: "user 1" },
+    { id: 2, name: "renamed" },
+    { id: 3, name: "user 3" },
+  ]);
+  assert.equal(users.size, 3);
+  assert.equal(users.nextId(), 4);
+});
+
+test("Collection replace of a missing id throws RangeError and adds nothing", () => {
+  const users = seeded("count", 2);
+  users.delete(2);
+  assert.throws(() => users.replace({ id: 2, name: "ghost" }), {
+    name: "RangeError",
+    message: "Record 2 does not exist",
+  });
+  assert.throws(() => users.replace({ id: 99 }), { name: "RangeError", message: "Record 99 does not exist" });
+  assert.equal(users.has(2), false);
+  assert.equal(users.size, 1);
+});
+
+test("Collection delete says whether a record was removed", () => {
+  const users = seeded("count", 2);
+  assert.equal(users.delete(1), true);
+  assert.equal(users.delete(1), false);
+  assert.equal(users.delete(42), false);
+  assert.deepEqual(ids(users.page(0, Infinity)), [2]);
+});
+
+test("Collection page skips offset records and takes at most limit in creation order", () => {
+  const users = seeded("sequence", 5);
+  const cases: Array<[offset: number, limit: number, expected: number[]]> = [
+    [0, Infinity, [1, 2, 3, 4, 5]],
+    [0, 2, [1, 2]],
+    [2, 2, [3, 4]],
+    [4, 2, [5]],
+    [3, Infinity, [4, 5]],
+    [5, Infinity, []],
+    [6, 1, []],
+    [Number.MAX_SAFE_INTEGER, Infinity, []],
+    [0, 0, []],
+    [2, 0, []],
+    [0, 5, [1, 2, 3, 4, 5]],
+    [0, Number.MAX_SAFE_INTEGER, [1, 2, 3, 4, 5]],
+  ];
+  for (const [offset, limit, expected] of cases) {
+    assert.deepEqual(ids(users.page(offset, limit)), expected, `offset ${offset}, limit ${limit}`);
+  }
+});
+
+test("Collection page reflects deletes", () => {
+  const users = seeded("sequence", 5);
+  users.delete(2);
+  users.delete(4);
+  assert.deepEqual(ids(users.page(0, Infinity)), [1, 3, 5]);
+  assert.deepEqual(ids(users.page(1, 1)), [3]);
+});
+
+test("ChildIndex keeps each parent's children in the order they were added", () => {
+  const index = new ChildIndex();
+  index.add(1, 10);
+  index.add(2, 20);
+  index.add(1, 12);
+  index.add(1, 11);
+  assert.deepEqual([...index.ids(1)], [10, 12, 11]);
+  assert.deepEqual([...index.ids(2)], [20]);
+  assert.equal(index.count(1), 3);
+  assert.equal(index.count(2), 1);
+});
+
+test("ChildIndex counts a child added twice once, in its first place", () => {
+  const index = new ChildIndex();
+  index.add(1, 10);
+  index.add(1, 11);
+  index.add(1, 10);
+  assert.equal(index.count(1), 2);
+  assert.deepEqual([...index.ids(1)], [10, 11]);
+});
+
+test("ChildIndex answers a parent with no children with zero and no ids", () => {
+  const index = new ChildIndex();
+  assert.equal(index.count(7), 0);
+  assert.deepEqual([...index.ids(7)], []);
+  assert.deepEqual(index.drop(7), []);
+  index.remove(7, 1);
+  assert.equal(index.count(7), 0);
+});
+
+test("ChildIndex remove forgets one child, and the parent once its last child is gone", () => {
+  const index = new ChildIndex();
+  index.add(1, 10);
+  index.add(1, 11);
+  index.remove(1, 10);
+  assert.equal(index.count(1), 1);
+  assert.deepEqual([...index.ids(1)], [11]);
+  index.remove(1, 99);
+  assert.equal(index.count(1), 1);
+  index.remove(1, 11);
+  assert.equal(index.count(1), 0);
+  assert.deepEqual([...index.ids(1)], []);
+  index.add(1, 10);
+  assert.deepEqual([...index.ids(1)], [10]);
+});
+
+test("ChildIndex drop returns a parent's children in order and forgets them", () => {
+  const index = new ChildIndex();
+  index.add(1, 3);
+  index.add(1, 1);
+  index.add(1, 2);
+  index.add(2, 4);
+  assert.deepEqual(index.drop(1), [3, 1, 2]);
+  assert.equal(index.count(1), 0);
+  assert.deepEqual([...index.ids(1)], []);
+  assert.deepEqual(index.drop(1), []);
+  assert.deepEqual([...index.ids(2)], [4]);
+});
+
+test("takePage skips offset items and takes at most limit", () => {
+  const letters = ["a", "b", "c", "d"];
+  const cases: Array<[offset: number, limit: number, expected: string[]]> = [
+    [0, Infinity, ["a", "b", "c", "d"]],
+    [1, 2, ["b", "c"]],
+    [3, 5, ["d"]],
+    [4, Infinity, []],
+    [10, 10, []],
+    [0, 0, []],
+    [0, 1, ["a"]],
+  ];
+  for (const [offset, limit, expected] of cases) {
+    assert.deepEqual(takePage(letters, offset, limit), expected, `offset ${offset}, limit ${limit}`);
+  }
+  assert.deepEqual(takePage([], 0, Infinity), []);
+});
+
+test("takePage stops reading once the page is full, and reads nothing for limit 0", () => {
+  let read = 0;
+  function* numbers(): Generator<number> {
+    for (let n = 1; ; n++) {
+      read++;
+      yield n;
+    }
+  }
+  assert.deepEqual(takePage(numbers(), 2, 3), [3, 4, 5]);
+  assert.equal(read, 5);
+  read = 0;
+  assert.deepEqual(takePage(numbers(), 0, 0), []);
+  assert.equal(read, 0);
+});
+
+test("takePage reads a Set and a Map's values like an array", () => {
+  assert.deepEqual(takePage(new Set([5, 6, 7]), 1, 1), [6]);
+  assert.deepEqual(takePage(new Map([[1, "x"], [2, "y"]]).values(), 1, Infinity), ["y"]);
+});
