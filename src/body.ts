@@ -14,6 +14,9 @@ export type JsonObject = Record<string, unknown>;
 /** Options of readJson. */
 export type ReadJsonOptions = { limit: number };
 
+// Only the four characters JSON itself counts as white space (RFC 8259, section 2).
+const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
+
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -58,7 +61,7 @@ export function parseJsonObject(bytes: Uint8Array): JsonObject {
   } catch (cause) {
     throw new HttpError("INVALID_ENCODING", "Request body must be valid UTF-8", { cause });
   }
-  if (text.trim() === "") throw new HttpError("EMPTY_BODY", "Request body is empty; send a JSON object");
+  if (JSON_WHITESPACE_ONLY.test(text)) throw new HttpError("EMPTY_BODY", "Request body is empty; send a JSON object");
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -89,10 +92,9 @@ function checkTree(root: object): void {
       continue;
     }
     if (typeof value !== "object" || value === null) continue;
-    if (depth > MAX_DEPTH) {
-      tooDeep = true;
-      continue;
-    }
+    // The walk goes on past the depth limit, so a forbidden name anywhere is
+    // reported first, as contract 3 orders; the body limit bounds the work.
+    if (depth > MAX_DEPTH) tooDeep = true;
     if (Array.isArray(value)) {
       for (const item of value) stack.push([item, depth + 1]);
       continue;

@@ -17,5 +17,7 @@ export function parseId(text: string): number {
 
 /** Shortens user input echoed in a message, so a huge path cannot make a huge error. */
 export function clip(text: string, max = 64): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
+  if (text.length <= max) return text;
+  // Cut between characters, not inside a surrogate pair.
+  return `${Array.from(text.slice(0, max + 1)).slice(0, max).join("")}…`;
 }

@@ -23,6 +23,7 @@ type CompiledPath<H> = {
 
 const PARAM_NAME = /^:[A-Za-z_][A-Za-z0-9_]*$/;
 const METHOD = /^[A-Z]+$/;
+const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"]);
 
 /**
  * Compiles a route table into a matcher. Bad patterns are programmer errors and
@@ -57,15 +58,19 @@ export function createRouter<H>(routes: readonly Route<H>[]): Matcher<H> {
     const parts = splitPath(url);
     const candidates = bySegmentCount.get(parts.length);
     if (candidates === undefined) return NOT_FOUND;
+    // A path that fits without the method only answers 405 if no later pattern
+    // fits with it: `GET /users/me` must not be hidden by `POST /users/:id`.
+    let pathOnly: CompiledPath<H> | undefined;
     for (const path of candidates) {
       const params = matchSegments(path.segments, parts);
       if (params === undefined) continue;
       const handler = path.handlers.get(method) ?? (method === "HEAD" ? path.handlers.get("GET") : undefined);
       if (handler !== undefined) return { kind: "found", handler, params, allow: path.allow };
-      if (method === "OPTIONS") return { kind: "options", allow: path.allow };
-      return { kind: "method-not-allowed", allow: path.allow };
+      pathOnly ??= path;
     }
-    return NOT_FOUND;
+    if (pathOnly === undefined) return NOT_FOUND;
+    if (method === "OPTIONS") return { kind: "options", allow: pathOnly.allow };
+    return { kind: "method-not-allowed", allow: pathOnly.allow };
   };
 }
 
@@ -85,16 +90,22 @@ function splitPath(url: string): string[] {
 }
 
 function compilePattern(pattern: string): Segment[] {
-  if (!pattern.startsWith("/") || (pattern.length > 1 && pattern.endsWith("/"))) {
-    throw new TypeError(`Route pattern "${pattern}" must start with "/" and not end with one`);
+  if (!pattern.startsWith("/") || (pattern.length > 1 && pattern.endsWith("/")) || pattern.includes("//")) {
+    throw new TypeError(`Route pattern "${pattern}" must start with "/" and have no empty segment`);
   }
+  const names = new Set<string>();
   return pattern
     .split("/")
     .slice(1)
     .map((part) => {
       if (!part.startsWith(":")) return { literal: part };
-      if (!PARAM_NAME.test(part)) throw new TypeError(`Bad parameter "${part}" in "${pattern}"`);
-      return { param: part.slice(1) };
+      const name = part.slice(1);
+      // Parameter values are stored under their names, so a name must be a plain, unique key.
+      if (!PARAM_NAME.test(part) || RESERVED_NAMES.has(name) || names.has(name)) {
+        throw new TypeError(`Bad or repeated parameter "${part}" in "${pattern}"`);
+      }
+      names.add(name);
+      return { param: name };
     });
 }
 

@@ -141,6 +141,17 @@ test("parseJsonObject refuses an empty or blank body with 400 EMPTY_BODY", () =>
   }
 });
 
+test("parseJsonObject refuses a body of white space JSON does not count as such with 400 INVALID_JSON", () => {
+  const cases: Array<[name: string, bytes: Uint8Array]> = [
+    ["a no-break space", Uint8Array.of(0xc2, 0xa0)],
+    ["a line separator", Uint8Array.of(0xe2, 0x80, 0xa8)],
+    ["two byte order marks", Uint8Array.of(0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf)],
+  ];
+  for (const [name, bytes] of cases) {
+    assert.throws(() => parseJsonObject(bytes), { name: "HttpError", code: "INVALID_JSON", status: 400 }, name);
+  }
+});
+
 test("parseJsonObject refuses malformed or truncated JSON with 400 INVALID_JSON and the SyntaxError as cause", () => {
   const texts = [
     "{",
@@ -321,6 +332,7 @@ test("parseJsonObject reports a forbidden member before nesting that is too deep
     `{"__proto__":1,"deep":${deep}}`,
     `{"deep":${deep},"constructor":1}`,
     `{"deep":${nestedArrays(70)},"a":{"prototype":1}}`,
+    nestedObjects(69, '{"__proto__":1}'),
   ];
   for (const text of cases) {
     assert.throws(() => parse(text), { name: "HttpError", code: "FORBIDDEN_KEY", status: 400 }, text.slice(0, 40));

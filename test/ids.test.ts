@@ -79,3 +79,9 @@ test("clip keeps text up to the limit and cuts longer text with an ellipsis", ()
     assert.equal(clip(text, max), clipped, `${text.length} characters, max ${max}`);
   }
 });
+
+test("clip never cuts a character made of two UTF-16 units in half", () => {
+  const face = "\u{1F600}";
+  assert.equal(clip(`a${face.repeat(40)}`), `a${face.repeat(32)}…`);
+  assert.equal(clip(`${face.repeat(40)}`, 3), `${face.repeat(2)}…`);
+});

@@ -226,13 +226,17 @@ test("createRouter with an empty table answers not-found", () => {
 
 test("createRouter throws TypeError at compile time for a bad pattern", () => {
   const cases: Array<[pattern: string, message: string]> = [
-    ["users", 'Route pattern "users" must start with "/" and not end with one'],
-    ["", 'Route pattern "" must start with "/" and not end with one'],
-    ["/users/", 'Route pattern "/users/" must start with "/" and not end with one'],
-    ["/users/:", 'Bad parameter ":" in "/users/:"'],
-    ["/users/:1d", 'Bad parameter ":1d" in "/users/:1d"'],
-    ["/users/:user-id", 'Bad parameter ":user-id" in "/users/:user-id"'],
-    ["/posts/:post id", 'Bad parameter ":post id" in "/posts/:post id"'],
+    ["users", 'Route pattern "users" must start with "/" and have no empty segment'],
+    ["", 'Route pattern "" must start with "/" and have no empty segment'],
+    ["/users/", 'Route pattern "/users/" must start with "/" and have no empty segment'],
+    ["/users/:", 'Bad or repeated parameter ":" in "/users/:"'],
+    ["/users/:1d", 'Bad or repeated parameter ":1d" in "/users/:1d"'],
+    ["/users/:user-id", 'Bad or repeated parameter ":user-id" in "/users/:user-id"'],
+    ["/posts/:post id", 'Bad or repeated parameter ":post id" in "/posts/:post id"'],
+    ["/a//b", 'Route pattern "/a//b" must start with "/" and have no empty segment'],
+    ["/a/:id/:id", 'Bad or repeated parameter ":id" in "/a/:id/:id"'],
+    ["/x/:__proto__", 'Bad or repeated parameter ":__proto__" in "/x/:__proto__"'],
+    ["/x/:constructor", 'Bad or repeated parameter ":constructor" in "/x/:constructor"'],
   ];
   for (const [pattern, message] of cases) {
     const routes = [{ method: "GET", pattern, handler: 1 }];
@@ -267,7 +271,7 @@ test("createRouter checks every route, not only the first ones", () => {
   ];
   assert.throws(() => createRouter(routes), {
     name: "TypeError",
-    message: 'Route pattern "/posts/" must start with "/" and not end with one',
+    message: 'Route pattern "/posts/" must start with "/" and have no empty segment',
   });
 });
 
@@ -289,4 +293,19 @@ test("pathOf drops the query string and one trailing slash", () => {
   for (const [url, path] of cases) {
     assert.equal(pathOf(url), path, url);
   }
+});
+
+test("createRouter finds a later route that has the method when an earlier pattern fits without it", () => {
+  const match = createRouter([
+    { method: "POST", pattern: "/users/:id", handler: "post-one" },
+    { method: "GET", pattern: "/users/me", handler: "get-me" },
+  ]);
+  assert.deepEqual(match("GET", "/users/me"), {
+    kind: "found",
+    handler: "get-me",
+    params: {},
+    allow: "GET, HEAD, OPTIONS",
+  });
+  assert.deepEqual(match("DELETE", "/users/me"), { kind: "method-not-allowed", allow: "POST, OPTIONS" });
+  assert.deepEqual(match("OPTIONS", "/users/7"), { kind: "options", allow: "POST, OPTIONS" });
 });
