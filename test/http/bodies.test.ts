@@ -1,0 +1,203 @@
+// Black-box tests of request bodies: every bad input of contract 3, in its order, over a real socket.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { assertJsonHeaders, call } from "../support/http.ts";
+import { closed, openSocket, rawRequest, readResponse } from "../support/raw.ts";
+import { fresh } from "../support/target.ts";
+
+const SEEDED = [
+  { id: 1, name: "Ada Lovelace", email: "ada@example.com" },
+  { id: 2, name: "Alan Turing", email: "alan@example.com" },
+];
+const VALID = JSON.stringify({ name: "Grace Hopper", email: "grace@example.com" });
+
+type Case = { label: string; type?: string; body: string | Uint8Array; status: number; code: string; message?: string };
+
+const BAD_BODIES: Case[] = [
+  { label: "no Content-Type", body: VALID, status: 415, code: "UNSUPPORTED_MEDIA_TYPE",
+    message: "Content-Type must be application/json; the header is missing" },
+  { label: "Content-Type text/plain", type: "text/plain", body: VALID, status: 415, code: "UNSUPPORTED_MEDIA_TYPE",
+    message: "Content-Type must be application/json" },
+  { label: "Content-Type application/x-www-form-urlencoded", type: "application/x-www-form-urlencoded",
+    body: "name=a", status: 415, code: "UNSUPPORTED_MEDIA_TYPE" },
+  { label: "Content-Type application/jsonp", type: "application/jsonp", body: VALID, status: 415,
+    code: "UNSUPPORTED_MEDIA_TYPE" },
+  { label: "charset latin1", type: "application/json; charset=latin1", body: VALID, status: 415,
+    code: "UNSUPPORTED_MEDIA_TYPE", message: "Content-Type charset must be utf-8" },
+  { label: "an empty body", type: "application/json", body: "", status: 400, code: "EMPTY_BODY",
+    message: "Request body is empty; send a JSON object" },
+  { label: "a blank body", type: "application/json", body: " \r\n\t", status: 400, code: "EMPTY_BODY" },
+  { label: "malformed JSON", type: "application/json", body: "{name: 'x'}", status: 400, code: "INVALID_JSON",
+    message: "Request body is malformed JSON" },
+  { label: "truncated JSON", type: "application/json", body: VALID.slice(0, -3), status: 400, code: "INVALID_JSON" },
+  { label: "a trailing comma", type: "application/json", body: '{"name":"a",}', status: 400, code: "INVALID_JSON" },
+  { label: "two JSON values", type: "application/json", body: "{}{}", status: 400, code: "INVALID_JSON" },
+  { label: "invalid UTF-8", type: "application/json", body: Uint8Array.of(0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d),
+    status: 400, code: "INVALID_ENCODING", message: "Request body must be valid UTF-8" },
+  { label: "an array", type: "application/json", body: "[]", status: 400, code: "BODY_NOT_OBJECT",
+    message: "Request body must be a JSON object, not an array" },
+  { label: "a string", type: "application/json", body: '"user"', status: 400, code: "BODY_NOT_OBJECT",
+    message: "Request body must be a JSON object, not a string" },
+  { label: "a number", type: "application/json", body: "42", status: 400, code: "BODY_NOT_OBJECT",
+    message: "Request body must be a JSON object, not a number" },
+  { label: "true", type: "application/json", body: "true", status: 400, code: "BODY_NOT_OBJECT",
+    message: "Request body must be a JSON object, not a boolean" },
+  { label: "false", type: "application/json", body: "false", status: 400, code: "BODY_NOT_OBJECT" },
+  { label: "null", type: "application/json", body: "null", status: 400, code: "BODY_NOT_OBJECT",
+    message: "Request body must be a JSON object, not null" },
+  { label: "a top-level __proto__", type: "application/json", body: '{"__proto__":{"admin":true},"name":"a"}',
+    status: 400, code: "FORBIDDEN_KEY", message: 'Request body must not have a member named "__proto__"' },
+  { label: "a nested constructor", type: "application/json", body: '{"a":{"b":{"constructor":{"prototype":1}}}}',
+    status: 400, code: "FORBIDDEN_KEY", message: 'Request body must not have a member named "constructor"' },
+  { label: "a prototype inside an array", type: "application/json", body: '{"a":[1,{"prototype":{}}]}',
+    status: 400, code: "FORBIDDEN_KEY", message: 'Request body must not have a member named "prototype"' },
+  { label: "an escaped __proto__", type: "application/json", body: '{"\\u005f_proto__":{}}', status: 400,
+    code: "FORBIDDEN_KEY" },
+  { label: "65 levels of nesting", type: "application/json", body: `{"a":${"[".repeat(64)}${"]".repeat(64)}}`,
+    status: 400, code: "BODY_TOO_DEEP", message: "Request body must not be nested deeper than 64 levels" },
+  { label: "100,000 levels of nesting", type: "application/json",
+    body: `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`, status: 400, code: "BODY_TOO_DEEP" },
+  { label: "100,000 unclosed levels", type: "application/json", body: `{"a":${"[".repeat(100_000)}`, status: 400,
+    code: "INVALID_JSON" },
+  { label: "a number too large to hold", type: "application/json", body: '{"name":"a","email":"a@b.io","n":1e400}',
+    status: 400, code: "NUMBER_OUT_OF_RANGE", message: "Request body has a number too large to be held" },
+];
+
+for (const method of ["POST", "PUT"] as const) {
+  const path = method === "POST" ? "/users" : "/users/1";
+  for (const { label, type, body, status, code, message } of BAD_BODIES) {
+    test(`${method} ${path} with ${label} -> ${status} ${code}, nothing stored, and the server serves on`, async (t) => {
+      const url = await fresh(t);
+      const response = await call(url + path, {
+        method,
+        // Bytes, not a string: fetch would add a text/plain Content-Type to a string.
+        body: typeof body === "string" ? Buffer.from(body) : body,
+        headers: type === undefined ? {} : { "content-type": type },
+      });
+      assert.equal(response.status, status);
+      assertJsonHeaders(response);
+      const error = response.body as { message: string; code: string };
+      assert.equal(error.code, code);
+      if (message !== undefined) assert.equal(error.message, message);
+      assert.deepEqual(Object.keys(error), ["message", "code"]);
+      assert.deepEqual((await call(`${url}/users`)).body, SEEDED);
+    });
+  }
+}
+
+test("POST /users accepts a media type in any case and a quoted UTF-8 charset", async (t) => {
+  const url = await fresh(t);
+  for (const type of ["APPLICATION/JSON", "application/json;charset=UTF-8", 'Application/Json; Charset="utf-8"']) {
+    const response = await call(`${url}/users`, { method: "POST", body: VALID, headers: { "content-type": type } });
+    assert.equal(response.status === 201 || response.status === 409, true, type);
+  }
+  assert.equal((await call(`${url}/users/3`)).status, 200);
+});
+
+test("POST /users accepts 64 levels of nesting", async (t) => {
+  const url = await fresh(t);
+  const deep = `${"[".repeat(63)}${"]".repeat(63)}`;
+  const response = await call(`${url}/users`, { method: "POST", json: { name: "a", email: "a@b.io", deep: JSON.parse(deep) } });
+  assert.equal(response.status, 201);
+});
+
+test("POST /users with a body of exactly BODY_LIMIT bytes -> 201; one byte more -> 413", async (t) => {
+  const url = await fresh(t, { BODY_LIMIT: "100" });
+  const base = '{"name":"a","email":"a@b.io","pad":""}';
+  const exact = base.replace('""', `"${"x".repeat(100 - base.length)}"`);
+  assert.equal(Buffer.byteLength(exact), 100);
+  const fits = await call(`${url}/users`, { method: "POST", body: exact, headers: { "content-type": "application/json" } });
+  assert.equal(fits.status, 201);
+  const over = await call(`${url}/users`, { method: "POST", body: `${exact} `, headers: { "content-type": "application/json" } });
+  assert.equal(over.status, 413);
+  assertJsonHeaders(over);
+  assert.deepEqual(over.body, { message: "Request body must not be larger than 100 bytes", code: "BODY_TOO_LARGE" });
+  assert.equal((await call(`${url}/users`)).headers.get("x-total-count"), "3");
+});
+
+test("a declared Content-Length over the limit -> 413 before any of the body is sent, then the connection closes", async (t) => {
+  const url = await fresh(t, { BODY_LIMIT: "1000" });
+  const socket = await openSocket(url);
+  const response = readResponse(socket);
+  // Only the headers are sent: an answer proves the server did not wait for the body.
+  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000001\r\n\r\n");
+  const { status, headers, body } = await response;
+  assert.equal(status, 413);
+  assert.equal(headers.connection, "close");
+  assert.equal(JSON.parse(body).code, "BODY_TOO_LARGE");
+  await closed(socket);
+  assert.equal((await call(`${url}/users`)).headers.get("x-total-count"), "2");
+});
+
+test("a chunked body is counted as it arrives: 413 once past the limit, before the body ends", async (t) => {
+  const url = await fresh(t, { BODY_LIMIT: "100" });
+  const socket = await openSocket(url);
+  const response = readResponse(socket);
+  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+  // 128 bytes in two chunks and no final chunk: the body never ends, yet the answer comes.
+  const chunk = `40\r\n${"x".repeat(64)}\r\n`;
+  socket.write(chunk + chunk);
+  const { status, headers, body } = await response;
+  assert.equal(status, 413);
+  assert.equal(headers.connection, "close");
+  assert.equal(JSON.parse(body).code, "BODY_TOO_LARGE");
+  await closed(socket);
+  assert.equal((await call(`${url}/users`)).status, 200);
+});
+
+test("a chunked body within the limit is read whole -> 201", async (t) => {
+  const url = await fresh(t);
+  const response = await rawRequest(
+    url,
+    "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
+      `${(VALID.length - 10).toString(16)}\r\n${VALID.slice(0, -10)}\r\n` +
+      `a\r\n${VALID.slice(-10)}\r\n0\r\n\r\n`,
+  );
+  assert.equal(response.status, 201);
+  assert.deepEqual(JSON.parse(response.body), { id: 3, ...JSON.parse(VALID) });
+});
+
+test("the checks run in the contract's order", async (t) => {
+  const url = await fresh(t, { BODY_LIMIT: "10" });
+  const cases: Array<[string, string, string | undefined, string, number, string]> = [
+    // route before id, id before body, media type before size, size before parse.
+    ["unknown route first", "/usres/abc", "text/plain", "x", 404, "ROUTE_NOT_FOUND"],
+    ["path id before the body", "/users/abc", "text/plain", "x", 400, "INVALID_ID"],
+    ["media type before size", "/users/1", "text/plain", "x".repeat(50), 415, "UNSUPPORTED_MEDIA_TYPE"],
+    ["size before parsing", "/users/1", "application/json", "{".repeat(50), 413, "BODY_TOO_LARGE"],
+    ["body before existence", "/users/99", "application/json", "{", 400, "INVALID_JSON"],
+    ["existence before validation", "/users/99", "application/json", '{"name":1}', 404, "USER_NOT_FOUND"],
+    ["validation", "/users/1", "application/json", '{"name":1}', 400, "VALIDATION_FAILED"],
+  ];
+  for (const [label, path, type, body, status, code] of cases) {
+    const response = await call(url + path, { method: "PUT", body, headers: type ? { "content-type": type } : {} });
+    assert.equal(response.status, status, label);
+    assert.equal((response.body as { code: string }).code, code, label);
+  }
+});
+
+test("POST /users with a body whose members look like prototype keys in values only -> 201", async (t) => {
+  const url = await fresh(t);
+  const json = { name: "__proto__", email: "proto@example.com", note: "constructor", list: ["prototype"] };
+  const response = await call(`${url}/users`, { method: "POST", json });
+  assert.equal(response.status, 201);
+  assert.deepEqual(response.body, { id: 3, ...json });
+});
+
+test("duplicate members in a body: the last one wins, as JSON.parse reads them", async (t) => {
+  const url = await fresh(t);
+  const body = '{"name":"first","name":"Last","email":"a@b.io"}';
+  const response = await call(`${url}/users`, { method: "POST", body, headers: { "content-type": "application/json" } });
+  assert.equal(response.status, 201);
+  assert.deepEqual(response.body, { id: 3, name: "Last", email: "a@b.io" });
+});
+
+test("a GET with a body ignores it and keeps serving", async (t) => {
+  const url = await fresh(t);
+  const response = await rawRequest(
+    url,
+    "GET /users/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{oops}\n",
+  );
+  assert.equal(response.status, 200);
+  assert.deepEqual(JSON.parse(response.body), SEEDED[0]);
+});
