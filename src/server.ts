@@ -51,6 +51,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const app = createApp({ ...rest, isDraining: () => draining });
   const inFlight = new Map<Socket, Set<ServerResponse>>();
   const sockets = new Set<Socket>();
+  // Bytes a socket had read when it last had nothing in flight. A socket that has
+  // read nothing since is idle; one that has read more is sending a request.
+  const readAtRest = new WeakMap<Socket, number>();
+  const isIdle = (socket: Socket) => !inFlight.has(socket) && socket.bytesRead === (readAtRest.get(socket) ?? 0);
 
   const server = createServer(
     {
@@ -74,6 +78,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         responses.delete(response);
         if (responses.size > 0) return;
         inFlight.delete(socket);
+        readAtRest.set(socket, socket.bytesRead);
         // Once shutdown has begun, a connection that has sent its last answer goes.
         if (draining) socket.end();
       });
@@ -102,8 +107,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const shutdown = async () => {
     draining = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // Idle keep-alive connections have nothing to finish; busy ones close after their answer.
-    for (const socket of sockets) if (!inFlight.has(socket)) socket.destroy();
+    // Idle connections have nothing to finish. Busy ones, and ones that have begun
+    // to send a request, get their answer with `Connection: close`, then go.
+    for (const socket of sockets) if (isIdle(socket)) socket.destroy();
     const deadline = setTimeout(() => {
       for (const socket of sockets) socket.destroy();
     }, timeouts.shutdownTimeout);
