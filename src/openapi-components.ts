@@ -77,7 +77,7 @@ function familySchemas(name: string, parentKey: string | undefined, required: st
     [name]: {
       type: "object",
       description: `A ${name.toLowerCase()} as stored. Members other than those listed are kept as the client sent them.`,
-      required: [...serverSet.slice(0, -1), ...required, "createdAt"],
+      required: [...serverSet, ...required],
       properties: {
         id: owned,
         ...(parentKey ? { [parentKey]: { ...owned, description: "The id of the record it belongs to, from the path." } } : {}),
@@ -88,7 +88,7 @@ function familySchemas(name: string, parentKey: string | undefined, required: st
     },
     [`New${name}`]: {
       type: "object",
-      description: `A ${name.toLowerCase()} to create. Any other member is stored; ${serverSet.join(", ")} are set by the server and refused.`,
+      description: `A ${name.toLowerCase()} to create. Any other member is stored; ${listed(serverSet)} are set by the server and refused.`,
       required,
       properties: clientMembers,
       ...refused,
@@ -100,6 +100,12 @@ function familySchemas(name: string, parentKey: string | undefined, required: st
       ...refused,
     },
   };
+}
+
+/** `a`, `a and b`, `a, b and c`, each in backticks. */
+function listed(names: string[]): string {
+  const quoted = names.map((name) => `\`${name}\``);
+  return quoted.length < 2 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)!}`;
 }
 
 /** A markdown list of every error code with its status and when it is sent. */

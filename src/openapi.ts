@@ -290,7 +290,11 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     description: DESCRIPTION,
     license: { name: "MIT", identifier: "MIT" },
   },
-  servers: [{ url: "/", description: "The instance that serves this document" }],
+  // The first entry suits a client that loads the document from the server itself; the second, a saved copy.
+  servers: [
+    { url: "/", description: "The instance that serves this document" },
+    { url: "http://localhost:3000", description: "A local instance on the default port" },
+  ],
   tags: [
     { name: "health", description: "Liveness and readiness probes" },
     { name: "meta", description: "This document" },

@@ -1,11 +1,13 @@
-// White-box tests of the OpenAPI document: valid OpenAPI 3.1, and the same operations as the router.
+// White-box tests of the OpenAPI document: valid OpenAPI 3.1, the router's operations, the server's member rules.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { apiRoutes } from "../src/app.ts";
 import { ERROR_CATALOGUE } from "../src/errors.ts";
+import type { Schema } from "../src/openapi-components.ts";
 import { type DocumentedMethod, OPENAPI_DOCUMENT } from "../src/openapi.ts";
+import { emailAddress, nonEmptyString, type Rule } from "../src/validate.ts";
 
 const METHODS: DocumentedMethod[] = ["get", "post", "put", "delete", "options"];
 
@@ -75,3 +77,29 @@ test("info.version is the version in package.json", () => {
   const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
   assert.equal(OPENAPI_DOCUMENT.info.version, manifest.version);
 });
+
+/** Strings on both sides of the non-empty and e-mail rules, including the longest address allowed and one past it. */
+const SAMPLES = [
+  ...["", " ", "\t\n", "a", " a "],
+  ...["ada@example.com", "a@b.io", "a b@c.io", "a@localhost", "@x.io", "a@@b.io", "a@b..io", "a@.b.io"],
+  ...[`${"a".repeat(242)}@example.com`, `${"a".repeat(243)}@example.com`],
+];
+
+const MIRRORED_RULES: Array<[string, string, Rule]> = [
+  ["title", "Post", nonEmptyString],
+  ["body", "Reply", nonEmptyString],
+  ["name", "User", nonEmptyString],
+  ["email", "User", emailAddress],
+];
+
+for (const [member, schema, rule] of MIRRORED_RULES) {
+  test(`the documented ${schema}.${member} accepts exactly the strings the server accepts`, () => {
+    const documented = (OPENAPI_DOCUMENT.components.schemas[schema] as { properties: Record<string, Schema> }).properties[member]!;
+    const pattern = new RegExp(documented.pattern as string);
+    const maxLength = (documented.maxLength as number | undefined) ?? Infinity;
+    for (const sample of SAMPLES) {
+      const byDocument = pattern.test(sample) && sample.length <= maxLength;
+      assert.equal(byDocument, rule(sample) === undefined, JSON.stringify(sample));
+    }
+  });
+}
