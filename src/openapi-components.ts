@@ -88,7 +88,9 @@ function familySchemas(name: string, parentKey: string | undefined, required: st
     },
     [`New${name}`]: {
       type: "object",
-      description: `A ${name.toLowerCase()} to create. Any other member is stored; ${listed(serverSet)} are set by the server and refused.`,
+      description:
+        `A ${name.toLowerCase()} to create. Any other member is stored; ` +
+        `${listed(serverSet)} are set by the server and refused.`,
       required,
       properties: clientMembers,
       ...refused,
@@ -126,7 +128,8 @@ export const SCHEMAS: Record<string, Schema> = {
   NewUser: {
     type: "object",
     description:
-      "A user to create. Without `id` the server assigns the number of users held + 1; a taken id is a 409. Any other member is stored.",
+      "A user to create. Without `id` the server assigns the number of users held + 1; " +
+      "a taken id is a 409. Any other member is stored.",
     required: ["name", "email"],
     properties: { id: ID, name: NON_EMPTY, email: EMAIL },
     additionalProperties: true,
@@ -246,7 +249,9 @@ export const RESPONSES: Record<string, ResponseDoc> = {
     description:
       "Answers any request can get: 500 INTERNAL_ERROR (logged, no internals), 408 REQUEST_TIMEOUT, " +
       "431 HEADERS_TOO_LARGE, or 400 BAD_REQUEST for a request that is not valid HTTP/1.1.",
-    content: { [JSON_MEDIA]: { schema: schemaRef("Error"), example: { message: "Internal server error", code: "INTERNAL_ERROR" } } },
+    content: {
+      [JSON_MEDIA]: { schema: schemaRef("Error"), example: { message: "Internal server error", code: "INTERNAL_ERROR" } },
+    },
   },
 };
 

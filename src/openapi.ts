@@ -49,7 +49,7 @@ export type OpenApiDocument = {
 };
 
 /** What varies from one collection of records to the next. */
-type Collection = {
+type RecordKind = {
   tag: string;
   /** Singular and plural nouns as summaries use them: `post`, `posts`. */
   noun: string;
@@ -59,16 +59,16 @@ type Collection = {
   notFound: string;
 };
 
-const USERS: Collection = { tag: "users", noun: "user", plural: "users", schema: "User", notFound: "UserNotFound" };
-const POSTS: Collection = { tag: "posts", noun: "post", plural: "posts", schema: "Post", notFound: "PostNotFound" };
-const COMMENTS: Collection = {
+const USERS: RecordKind = { tag: "users", noun: "user", plural: "users", schema: "User", notFound: "UserNotFound" };
+const POSTS: RecordKind = { tag: "posts", noun: "post", plural: "posts", schema: "Post", notFound: "PostNotFound" };
+const COMMENTS: RecordKind = {
   tag: "comments",
   noun: "comment",
   plural: "comments",
   schema: "Comment",
   notFound: "CommentNotFound",
 };
-const REPLIES: Collection = { tag: "replies", noun: "reply", plural: "replies", schema: "Reply", notFound: "ReplyNotFound" };
+const REPLIES: RecordKind = { tag: "replies", noun: "reply", plural: "replies", schema: "Reply", notFound: "ReplyNotFound" };
 
 function json(description: string, schema: Schema | Ref, headers?: Record<string, Ref>): ResponseDoc {
   const response: ResponseDoc = { description, content: { [JSON_MEDIA]: { schema } } };
@@ -89,7 +89,7 @@ function badRequest(causes: { id?: boolean; query?: boolean; body?: boolean }): 
   return json(`The request is not valid. ${reasons.join("; ")}.`, schema);
 }
 
-/** Statuses every operation of the data API can answer besides its own. */
+/** Adds what every operation but the probes can answer: 503 during shutdown, and the catch-all. */
 function common(responses: Record<string, ResponseDoc | Ref>): Record<string, ResponseDoc | Ref> {
   return { ...responses, "503": responseRef("ShuttingDown"), default: responseRef("Unexpected") };
 }
@@ -101,7 +101,7 @@ function body(schema: string): OperationDoc["requestBody"] {
 const BODY_ERRORS = { "413": responseRef("BodyTooLarge"), "415": responseRef("UnsupportedMediaType") };
 const PAGE = [parameterRef("Limit"), parameterRef("Offset")];
 
-function listOperation(of: Collection, parent?: Collection): OperationDoc {
+function listOperation(of: RecordKind, parent?: RecordKind): OperationDoc {
   const responses: Record<string, ResponseDoc | Ref> = {
     "200": json(
       `One page of the ${of.plural}${parent ? ` of the ${parent.noun}` : ""}, in creation order.`,
@@ -120,7 +120,7 @@ function listOperation(of: Collection, parent?: Collection): OperationDoc {
   };
 }
 
-function createOperation(of: Collection, options: { parent?: Collection; conflict?: boolean }): OperationDoc {
+function createOperation(of: RecordKind, options: { parent?: RecordKind; conflict?: boolean }): OperationDoc {
   const { parent } = options;
   const responses: Record<string, ResponseDoc | Ref> = {
     "201": json(`The ${of.noun} as stored.`, schemaRef(of.schema), { Location: headerRef("Location") }),
@@ -143,7 +143,7 @@ function createOperation(of: Collection, options: { parent?: Collection; conflic
   };
 }
 
-function itemOperations(of: Collection): Pick<PathItemDoc, "get" | "put" | "delete"> {
+function itemOperations(of: RecordKind, deletedWith = ""): Pick<PathItemDoc, "get" | "put" | "delete"> {
   const notFound = { "404": responseRef(of.notFound) };
   return {
     get: {
@@ -168,8 +168,13 @@ function itemOperations(of: Collection): Pick<PathItemDoc, "get" | "put" | "dele
     delete: {
       operationId: `delete${of.schema}`,
       summary: `Delete a ${of.noun}`,
+      description: `The ${of.noun} is gone from every read and list.${deletedWith}`,
       tags: [of.tag],
-      responses: common({ "204": { description: `The ${of.noun} is deleted; no body.` }, "400": badRequest({ id: true }), ...notFound }),
+      responses: common({
+        "204": { description: `The ${of.noun} is deleted; no body.` },
+        "400": badRequest({ id: true }),
+        ...notFound,
+      }),
     },
   };
 }
@@ -193,7 +198,9 @@ function capital(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
-const ID_OF = (noun: string) => [parameterRef("Id", `The ${noun}'s id.`)];
+function idOf(noun: string): Ref[] {
+  return [parameterRef("Id", `The ${noun}'s id.`)];
+}
 
 /** Each path with its operations; `OPTIONS` is added to every one below. */
 const PATHS: Array<[string, string, PathItemDoc]> = [
@@ -242,29 +249,37 @@ const PATHS: Array<[string, string, PathItemDoc]> = [
     },
   ],
   ["/users", "users", { get: listOperation(USERS), post: createOperation(USERS, { conflict: true }) }],
-  ["/users/{id}", "users", { parameters: ID_OF("user"), ...itemOperations(USERS) }],
+  ["/users/{id}", "users", { parameters: idOf("user"), ...itemOperations(USERS) }],
   ["/posts", "posts", { get: listOperation(POSTS), post: createOperation(POSTS, {}) }],
-  ["/posts/{id}", "posts", { parameters: ID_OF("post"), ...itemOperations(POSTS) }],
+  [
+    "/posts/{id}",
+    "posts",
+    { parameters: idOf("post"), ...itemOperations(POSTS, " Its comments and their replies are deleted with it.") },
+  ],
   [
     "/posts/{id}/comments",
     "comments",
     {
-      parameters: ID_OF("post"),
+      parameters: idOf("post"),
       get: listOperation(COMMENTS, POSTS),
       post: createOperation(COMMENTS, { parent: POSTS }),
     },
   ],
-  ["/comments/{id}", "comments", { parameters: ID_OF("comment"), ...itemOperations(COMMENTS) }],
+  [
+    "/comments/{id}",
+    "comments",
+    { parameters: idOf("comment"), ...itemOperations(COMMENTS, " Its replies are deleted with it.") },
+  ],
   [
     "/comments/{id}/replies",
     "replies",
     {
-      parameters: ID_OF("comment"),
+      parameters: idOf("comment"),
       get: listOperation(REPLIES, COMMENTS),
       post: createOperation(REPLIES, { parent: COMMENTS }),
     },
   ],
-  ["/replies/{id}", "replies", { parameters: ID_OF("reply"), ...itemOperations(REPLIES) }],
+  ["/replies/{id}", "replies", { parameters: idOf("reply"), ...itemOperations(REPLIES) }],
 ];
 
 const DESCRIPTION = `A JSON REST server: users, and posts with comments with replies.
