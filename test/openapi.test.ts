@@ -94,7 +94,8 @@ const MIRRORED_RULES: Array<[string, string, Rule]> = [
 
 for (const [member, schema, rule] of MIRRORED_RULES) {
   test(`the documented ${schema}.${member} accepts exactly the strings the server accepts`, () => {
-    const documented = (OPENAPI_DOCUMENT.components.schemas[schema] as { properties: Record<string, Schema> }).properties[member]!;
+    const record = OPENAPI_DOCUMENT.components.schemas[schema] as { properties: Record<string, Schema> };
+    const documented = record.properties[member]!;
     const pattern = new RegExp(documented.pattern as string);
     const maxLength = (documented.maxLength as number | undefined) ?? Infinity;
     for (const sample of SAMPLES) {

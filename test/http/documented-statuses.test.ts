@@ -108,7 +108,8 @@ function uniformRows(): Row[] {
     if (method === "POST" || method === "PUT") {
       const address = concrete(path);
       rows.push({ operation, status: 413, path: address, init: { method, json: { text: "x".repeat(BODY_LIMIT) } } });
-      rows.push({ operation, status: 415, path: address, init: { method, body: "{}", headers: { "content-type": "text/plain" } } });
+      const plainText = { method, body: "{}", headers: { "content-type": "text/plain" } };
+      rows.push({ operation, status: 415, path: address, init: plainText });
     }
     // Contract 7: once shutdown has begun only the liveness probe still answers normally.
     if (operation !== "GET /healthz") {
