@@ -7,6 +7,7 @@ import { clip, parseId } from "./ids.ts";
 import { INTERNAL_ERROR_REPLY, type Reply, send } from "./respond.ts";
 import { resourceRoutes } from "./resource.ts";
 import { healthRoutes } from "./resources/health.ts";
+import { openApiRoutes } from "./resources/openapi.ts";
 import { definePostFamily } from "./resources/posts.ts";
 import { defineUsers } from "./resources/users.ts";
 import { createRouter, pathOf } from "./router.ts";
@@ -33,6 +34,7 @@ function dataRoutes(): ApiRoute[] {
   const users = defineUsers();
   const { posts, comments, replies } = definePostFamily();
   return [
+    ...openApiRoutes(),
     ...resourceRoutes(users),
     ...resourceRoutes(posts),
     ...resourceRoutes(comments),
