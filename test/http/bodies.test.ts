@@ -201,3 +201,32 @@ test("a GET with a body ignores it and keeps serving", async (t) => {
   assert.equal(response.status, 200);
   assert.deepEqual(JSON.parse(response.body), SEEDED[0]);
 });
+
+for (const [label, head, status] of [
+  ["a 415", "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n", 415],
+  ["a 404 for a POST", "POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", 404],
+  ["a 405 for a PATCH", "PATCH /users/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", 405],
+] as const) {
+  test(`${label} sent before the body arrived carries Connection: close, and the connection closes`, async (t) => {
+    const url = await fresh(t);
+    const socket = await openSocket(url);
+    const response = readResponse(socket);
+    // The body is announced but never sent: the answer cannot wait for it.
+    socket.write(`${head}Content-Length: 1000\r\n\r\n`);
+    const answer = await response;
+    assert.equal(answer.status, status);
+    assert.equal(answer.headers.connection, "close");
+    await closed(socket);
+  });
+}
+
+test("an answer to a body that arrived whole keeps the connection open", async (t) => {
+  const url = await fresh(t);
+  const socket = await openSocket(url);
+  const response = readResponse(socket);
+  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]");
+  const answer = await response;
+  assert.equal(answer.status, 400);
+  assert.equal(answer.headers.connection, "keep-alive");
+  socket.destroy();
+});
