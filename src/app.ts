@@ -91,7 +91,11 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
       } else if (error instanceof ClientGoneError) {
         // The client hung up mid-body: there is no one left to answer.
       } else {
-        logError(error, `${method} ${url}`);
+        try {
+          logError(error, `${method} ${url}`);
+        } catch {
+          // A failing logger must not turn one failed request into a crashed process.
+        }
         if (response.headersSent) response.destroy();
         else answer(INTERNAL_ERROR_REPLY);
       }

@@ -59,6 +59,14 @@ test("a handler that throws after the body was read -> 500, and the connection s
   assert.equal((await call(`${url}/ok`)).status, 200);
 });
 
+test("a logger that throws does not take the server down: the client still gets the 500", async (t) => {
+  const url = await serve(t, createListener(boomRoutes(), { logError: () => { throw new Error("log disk full"); } }));
+  const response = await call(`${url}/boom`);
+  assert.equal(response.status, 500);
+  assert.deepEqual(response.body, { message: "Internal server error", code: "INTERNAL_ERROR" });
+  assert.equal((await call(`${url}/ok`)).status, 200);
+});
+
 test("an HttpError thrown by a handler is answered with its status and code, and not logged", async (t) => {
   const logged: unknown[] = [];
   const url = await serve(t, createListener(boomRoutes(), { logError: (error) => logged.push(error) }));
