@@ -1,9 +1,10 @@
 // createApp: the API as a node:http request listener, behind the one error boundary.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { ClientGoneError, readJson } from "./body.ts";
+import { ClientGoneError, DEFAULT_BODY_LIMIT, readJson } from "./body.ts";
 import { HttpError } from "./errors.ts";
 import type { ApiRoute, Handler } from "./handler.ts";
-import { clip, parseId } from "./ids.ts";
+import { parseId } from "./ids.ts";
+import { clip } from "./input.ts";
 import { INTERNAL_ERROR_REPLY, type Reply, send } from "./respond.ts";
 import { resourceRoutes } from "./resource.ts";
 import { healthRoutes } from "./resources/health.ts";
@@ -11,9 +12,6 @@ import { openApiRoutes } from "./resources/openapi.ts";
 import { definePostFamily } from "./resources/posts.ts";
 import { defineUsers } from "./resources/users.ts";
 import { createRouter, pathOf } from "./router.ts";
-
-/** The default largest request body, in bytes (1 MiB). */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = {
@@ -72,8 +70,13 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
   const isDraining = options.isDraining ?? never;
   const logError = options.logError ?? logToStderr;
   const servedWhileDraining = options.servedWhileDraining ?? new Set();
+  // The request each connection is still answering. HTTP/1.1 answers pipelined
+  // requests in order (RFC 9112, section 9.3.2), so a request that arrives behind
+  // one still reading its body waits for it instead of overtaking it.
+  const answering = new WeakMap<object, Promise<void>>();
 
-  return function listener(request: IncomingMessage, response: ServerResponse) {
+  /** Answers one request; returns a promise while its body is still being read. */
+  function handle(request: IncomingMessage, response: ServerResponse): Promise<void> | void {
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
     const head = method === "HEAD";
@@ -87,7 +90,7 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
     };
     const fail = (error: unknown) => {
       if (error instanceof HttpError) {
-        answer({ status: error.status, body: error.toBody(), headers: error.headers });
+        answer(error.toReply());
       } else if (error instanceof ClientGoneError) {
         // The client hung up mid-body: there is no one left to answer.
       } else {
@@ -103,7 +106,7 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
 
     const found = match(method, url);
     if (found.kind === "not-found") {
-      return fail(new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url))}`));
+      return fail(new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url, { keepSlash: true }))}`));
     }
     if (isDraining() && (found.kind !== "found" || !servedWhileDraining.has(found.handler))) {
       return fail(new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
@@ -125,15 +128,26 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
       const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
       const handler = found.handler;
       if (method === "POST" || method === "PUT") {
-        readJson(request, { limit })
+        return readJson(request, { limit })
           .then((body) => answer(handler({ params, query, body })))
           .catch(fail);
-      } else {
-        answer(handler({ params, query, body: NO_BODY }));
       }
+      answer(handler({ params, query, body: NO_BODY }));
     } catch (error) {
       fail(error);
     }
+  }
+
+  return function listener(request, response) {
+    const connection = request.socket;
+    const before = answering.get(connection);
+    // The common case, nothing pending on this connection, runs at once.
+    const pending = before === undefined ? handle(request, response) : before.then(() => handle(request, response));
+    if (!(pending instanceof Promise)) return;
+    answering.set(connection, pending);
+    pending.then(() => {
+      if (answering.get(connection) === pending) answering.delete(connection);
+    });
   };
 }
 

@@ -1,6 +1,10 @@
 // readJson: a request body checked in the contract's order and parsed into a plain JSON object.
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./errors.ts";
+import { clip } from "./input.ts";
+
+/** The default largest request body, in bytes (1 MiB). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** The deepest nesting of arrays and objects a body may have; the top-level object is level 1. */
 export const MAX_DEPTH = 64;
@@ -21,11 +25,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads, checks and parses a JSON object body (contract 3, in its order):
- * media type 415, size 413, empty or malformed 400, not an object 400,
+ * media type and content encoding 415, size 413, empty or malformed 400, not an object 400,
  * forbidden member names 400, nesting deeper than MAX_DEPTH 400.
  */
 export async function readJson(request: IncomingMessage, options: ReadJsonOptions): Promise<JsonObject> {
   checkMediaType(request.headers["content-type"]);
+  checkContentEncoding(request.headers["content-encoding"]);
   const declared = request.headers["content-length"];
   // A declared length over the limit is refused before a single byte is read.
   if (declared !== undefined && Number(declared) > options.limit) throw tooLarge(options.limit);
@@ -51,6 +56,12 @@ export function checkMediaType(header: string | undefined): void {
       throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "Content-Type charset must be utf-8");
     }
   }
+}
+
+/** Refuses a compressed body: this server reads bodies as sent, and would only misread one. */
+export function checkContentEncoding(header: string | undefined): void {
+  if (header === undefined || header.trim().toLowerCase() === "identity") return;
+  throw new HttpError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${clip(header)} is not supported; send the body uncompressed`);
 }
 
 /** Parses bytes into a JSON object, or throws the HttpError the contract names. */

@@ -1,5 +1,6 @@
 // readConfig: the environment read and checked into a typed Config, in one place.
-import { DEFAULT_BODY_LIMIT } from "./app.ts";
+import { DEFAULT_BODY_LIMIT } from "./body.ts";
+import { parseWholeNumber } from "./input.ts";
 
 /** Everything the process takes from its environment. */
 export type Config = { port: number; host: string; bodyLimit: number };
@@ -11,8 +12,6 @@ export class ConfigError extends RangeError {
     this.name = "ConfigError";
   }
 }
-
-const DIGITS = /^[0-9]+$/;
 
 /**
  * Reads PORT (default 3000, 0 picks a free port), HOST (default 127.0.0.1) and
@@ -34,8 +33,8 @@ function readWholeNumber(
 ): number {
   const text = env[name]?.trim();
   if (text === undefined || text === "") return fallback;
-  const value = DIGITS.test(text) ? Number(text) : NaN;
-  if (!(value >= range.min && value <= range.max)) {
+  const value = parseWholeNumber(text);
+  if (value === undefined || value < range.min || value > range.max) {
     throw new ConfigError(
       `${name} must be a whole number from ${range.min} to ${range.max}, not "${text.slice(0, 40)}"`,
     );

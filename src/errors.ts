@@ -1,4 +1,5 @@
 // HttpError and the one catalogue of error codes the API can answer with.
+import type { Reply } from "./respond.ts";
 
 /**
  * Every error code the service can send, with its status and when it is sent.
@@ -22,10 +23,11 @@ export const ERROR_CATALOGUE = {
   COMMENT_NOT_FOUND: { status: 404, when: "No comment has this id." },
   REPLY_NOT_FOUND: { status: 404, when: "No reply has this id." },
   METHOD_NOT_ALLOWED: { status: 405, when: "The path exists but not for this method; `Allow` lists the methods." },
+  EXPECTATION_FAILED: { status: 417, when: "The request's `Expect` header asks for something other than `100-continue`." },
   REQUEST_TIMEOUT: { status: 408, when: "The headers or the whole request took too long to arrive." },
   ID_CONFLICT: { status: 409, when: "A create would give a record an id that is already taken." },
   BODY_TOO_LARGE: { status: 413, when: "The body is larger than `BODY_LIMIT` bytes." },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: "A POST or PUT is not sent as `application/json` in UTF-8." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: "A POST or PUT is not sent as `application/json` in UTF-8, uncompressed." },
   HEADERS_TOO_LARGE: { status: 431, when: "The request headers are larger than the server accepts." },
   INTERNAL_ERROR: { status: 500, when: "The server failed unexpectedly; the error is logged." },
   SHUTTING_DOWN: { status: 503, when: "The server is shutting down; retry on a new connection." },
@@ -61,6 +63,11 @@ export class HttpError extends Error {
     this.code = code;
     this.errors = options.errors;
     this.headers = options.headers;
+  }
+
+  /** The reply for this error: its status, its JSON body and its headers. */
+  toReply(): Reply {
+    return { status: this.status, body: this.toBody(), headers: this.headers };
   }
 
   /** The JSON body sent for this error. */

@@ -1,12 +1,10 @@
 // List controls shared by every list endpoint: limit, offset and X-Total-Count (contract 6).
 import { HttpError } from "./errors.ts";
-import { clip } from "./ids.ts";
+import { clip, parseWholeNumber } from "./input.ts";
 import type { Reply } from "./respond.ts";
 
 /** Which slice of a list to answer with; `limit` is Infinity when absent. */
 export type Page = { offset: number; limit: number };
-
-const DIGITS = /^[0-9]+$/;
 
 /** Reads `limit` and `offset` from a query string; a bad or repeated value is a 400. */
 export function readPage(query: URLSearchParams): Page {
@@ -21,8 +19,8 @@ function readCount(query: URLSearchParams, name: string): number | undefined {
   if (values.length === 0) return undefined;
   if (values.length > 1) throw new HttpError("INVALID_QUERY", `${name} must be given at most once`);
   const text = values[0]!;
-  const count = DIGITS.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(count)) {
+  const count = parseWholeNumber(text);
+  if (count === undefined) {
     throw new HttpError("INVALID_QUERY", `${name} must be a non-negative whole number, not "${clip(text)}"`);
   }
   return count;

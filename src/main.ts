@@ -1,4 +1,4 @@
-// The entry point: the only code that reads process.env, listens on a fixed port and handles signals.
+// The entry point: the only code that reads process.env, starts listening and handles signals.
 import { ConfigError, readConfig, type Config } from "./config.ts";
 import { type RunningServer, startServer } from "./server.ts";
 
@@ -36,9 +36,10 @@ function describeListenError(error: NodeJS.ErrnoException, { host, port }: Confi
     case "EACCES":
       return `Port ${port} needs more privileges than this process has; set PORT to 1024 or above`;
     case "EADDRNOTAVAIL":
+      return `HOST ${host} is not an address of this machine; set HOST to 127.0.0.1 or 0.0.0.0`;
     case "ENOTFOUND":
     case "EAI_AGAIN":
-      return `HOST ${host} is not an address of this machine; set HOST to 127.0.0.1 or 0.0.0.0`;
+      return `HOST ${host} cannot be resolved to an address; set HOST to 127.0.0.1 or 0.0.0.0`;
     default:
       return `Cannot listen on ${host}:${port} (${error.code ?? error.message}); check HOST and PORT`;
   }

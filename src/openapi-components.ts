@@ -185,8 +185,9 @@ export const PARAMETERS: Record<string, Schema> = {
     name: "id",
     in: "path",
     required: true,
-    description: "A record's id: digits only, read in base 10 (`01` is 1); anything else is a 400 INVALID_ID.",
-    schema: ID,
+    description:
+      "A record's id: digits only, read in base 10 (`01` is 1); anything else is a 400 INVALID_ID. Records count from 1, so 0 finds none (404).",
+    schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   },
   Limit: {
     name: "limit",

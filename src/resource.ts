@@ -1,7 +1,7 @@
 // One collection design for every resource: ids, validation, not-found, lists, cascades and routes.
 import type { JsonObject } from "./body.ts";
 import { type ErrorCode, type FieldError, HttpError } from "./errors.ts";
-import type { ApiRoute, HandlerRequest } from "./handler.ts";
+import type { ApiRoute } from "./handler.ts";
 import { listReply, readPage } from "./lists.ts";
 import type { Reply } from "./respond.ts";
 import { ChildIndex, type Collection, type StoredRecord, takePage } from "./store.ts";
@@ -72,7 +72,12 @@ export function findRecord(resource: Resource, id: number): StoredRecord {
  * the body is valid (400), the id is free (409); nothing is stored unless all pass.
  */
 export function createRecord(resource: Resource, body: JsonObject, parentId?: number): StoredRecord {
-  if (resource.parent && parentId !== undefined) findRecord(resource.parent.resource, parentId);
+  const parent = resource.parent;
+  if (parent !== undefined) {
+    // A child without a parent would be stored where no list or cascade can reach it.
+    if (parentId === undefined) throw new TypeError(`A ${resource.label.toLowerCase()} needs the id of its parent`);
+    findRecord(parent.resource, parentId);
+  }
   const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: false })];
   if (resource.clientIds && Object.hasOwn(body, "id")) {
     const message = positiveSafeInteger(body.id);
@@ -88,11 +93,10 @@ export function createRecord(resource: Resource, body: JsonObject, parentId?: nu
       `A ${resource.label.toLowerCase()} with id ${id} already exists; send another id or none`,
     );
   }
-  const parent = resource.parent && parentId !== undefined ? resource.parent : undefined;
   const record: StoredRecord = parent ? { id, [parent.key]: parentId, ...body } : { id, ...body };
-  parent?.index.add(parentId!, id);
   if (resource.timestamps) record.createdAt = new Date().toISOString();
   resource.records.insert(record);
+  parent?.index.add(parentId!, id);
   return record;
 }
 
@@ -126,13 +130,11 @@ function deleteTree(resource: Resource, id: number): void {
   }
 }
 
-/** One page of a resource's records: all of them, or the children of one parent. */
-export function listRecords(resource: Resource, request: HandlerRequest): Reply {
-  const { offset, limit } = readPage(request.query);
-  const parentId = request.params.id;
-  if (resource.parent === undefined || parentId === undefined) {
-    return listReply(resource.records.page(offset, limit), resource.records.size);
-  }
+/** One page of a resource's records: all of them, or, for a child resource, those of one parent. */
+export function listRecords(resource: Resource, query: URLSearchParams, parentId?: number): Reply {
+  const { offset, limit } = readPage(query);
+  if (resource.parent === undefined) return listReply(resource.records.page(offset, limit), resource.records.size);
+  if (parentId === undefined) throw new TypeError(`Listing ${resource.label.toLowerCase()}s needs the id of their parent`);
   findRecord(resource.parent.resource, parentId);
   const { index } = resource.parent;
   const ids = takePage(index.ids(parentId), offset, limit);
@@ -164,7 +166,7 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
   const list = resource.parent ? `${resource.parent.resource.path}/:id/${resource.parent.segment}` : resource.path;
   const item = `${resource.path}/:id`;
   return [
-    { method: "GET", pattern: list, handler: (request) => listRecords(resource, request) },
+    { method: "GET", pattern: list, handler: ({ query, params }) => listRecords(resource, query, params.id) },
     {
       method: "POST",
       pattern: list,

@@ -5,7 +5,7 @@ export type Route<H> = { method: string; pattern: string; handler: H };
 
 /** The outcome of matching one request line against the table. */
 export type Match<H> =
-  | { kind: "found"; handler: H; params: Record<string, string>; allow: string }
+  | { kind: "found"; handler: H; params: Record<string, string> }
   | { kind: "options"; allow: string }
   | { kind: "method-not-allowed"; allow: string }
   | { kind: "not-found" };
@@ -60,28 +60,40 @@ export function createRouter<H>(routes: readonly Route<H>[]): Matcher<H> {
     if (candidates === undefined) return NOT_FOUND;
     // A path that fits without the method only answers 405 if no later pattern
     // fits with it: `GET /users/me` must not be hidden by `POST /users/:id`.
-    let pathOnly: CompiledPath<H> | undefined;
+    let fitting: CompiledPath<H>[] | undefined;
     for (const path of candidates) {
       const params = matchSegments(path.segments, parts);
       if (params === undefined) continue;
       const handler = path.handlers.get(method) ?? (method === "HEAD" ? path.handlers.get("GET") : undefined);
-      if (handler !== undefined) return { kind: "found", handler, params, allow: path.allow };
-      pathOnly ??= path;
+      if (handler !== undefined) return { kind: "found", handler, params };
+      (fitting ??= []).push(path);
     }
-    if (pathOnly === undefined) return NOT_FOUND;
-    if (method === "OPTIONS") return { kind: "options", allow: pathOnly.allow };
-    return { kind: "method-not-allowed", allow: pathOnly.allow };
+    if (fitting === undefined) return NOT_FOUND;
+    // Usually one pattern fits; where several do, Allow names every method of each.
+    const allow = fitting.length === 1 ? fitting[0]!.allow : allowHeader(new Map(fitting.flatMap((path) => [...path.handlers])));
+    return { kind: method === "OPTIONS" ? "options" : "method-not-allowed", allow };
   };
 }
 
 const NOT_FOUND = { kind: "not-found" } as const;
 
-/** The path of a request target without its query string and without one trailing slash. */
-export function pathOf(url: string): string {
+/**
+ * The path of a request target without its query string and, unless `keepSlash`,
+ * without one trailing slash. An absolute-form target (`http://host/users`), which
+ * servers must accept (RFC 9112, section 3.2.2), gives its path.
+ */
+export function pathOf(url: string, options: { keepSlash?: boolean } = {}): string {
   const query = url.indexOf("?");
-  const path = query === -1 ? url : url.slice(0, query);
+  let path = query === -1 ? url : url.slice(0, query);
+  if (!path.startsWith("/")) path = absolutePath(path);
   // Contract 2: one trailing slash is ignored, so `/users/` is `/users`; `/` stays `/`.
-  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  return !options.keepSlash && path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+function absolutePath(target: string): string {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/.exec(target);
+  if (scheme === null) return target;
+  return target.slice(scheme[0].length) || "/";
 }
 
 function splitPath(url: string): string[] {

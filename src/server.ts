@@ -3,8 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { type AppOptions, createApp } from "./app.ts";
-import type { ErrorCode } from "./errors.ts";
-import { rawErrorResponse } from "./respond.ts";
+import { type ErrorCode, HttpError } from "./errors.ts";
+import { clip } from "./input.ts";
+import { rawErrorResponse, send } from "./respond.ts";
 
 /** Options of startServer; every one has a default. Times are in milliseconds. */
 export type ServerOptions = Omit<AppOptions, "isDraining"> & {
@@ -45,24 +46,31 @@ export const TIMEOUTS = {
  * `const api = await startServer(); ... await api.close();`
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 0, host = "127.0.0.1", ...rest } = options;
-  const timeouts = { ...TIMEOUTS, ...definedOnly(rest) };
+  const { port = 0, host = "127.0.0.1", bodyLimit, logError, ...times } = options;
+  const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
+  // Node refuses a headers time-out longer than the request time-out, and so would the contract.
+  const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
+  const keepAliveTimeout = times.keepAliveTimeout ?? TIMEOUTS.keepAliveTimeout;
+  const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
   let draining = false;
-  const app = createApp({ ...rest, isDraining: () => draining });
+  const app = createApp({ bodyLimit, logError, isDraining: () => draining });
   const inFlight = new Map<Socket, Set<ServerResponse>>();
   const sockets = new Set<Socket>();
+  const closeWhenAnswered = new WeakSet<Socket>();
   // Bytes a socket had read when it last had nothing in flight. A socket that has
-  // read nothing since is idle; one that has read more is sending a request.
+  // read nothing since is idle; one that has read more is sending a request. Node's
+  // own close() spares such half-sent requests too, but it leaves connections that
+  // never sent a byte open, and other runtimes keep no such account at all.
   const readAtRest = new WeakMap<Socket, number>();
   const isIdle = (socket: Socket) => !inFlight.has(socket) && socket.bytesRead === (readAtRest.get(socket) ?? 0);
 
   const server = createServer(
     {
-      headersTimeout: timeouts.headersTimeout,
-      requestTimeout: timeouts.requestTimeout,
+      headersTimeout,
+      requestTimeout,
       // Node checks the two time-outs above only this often (30 s by default),
       // which would let a stalled client hold a connection far past them.
-      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersTimeout / 4))),
+      connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
       // HTTP/1.0 clients and raw probes send no Host; this API does not depend on it.
       requireHostHeader: false,
     },
@@ -79,25 +87,42 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         if (responses.size > 0) return;
         inFlight.delete(socket);
         readAtRest.set(socket, socket.bytesRead);
-        // Once shutdown has begun, a connection that has sent its last answer goes.
-        if (draining) socket.end();
+        // Once shutdown has begun, or the connection broke behind its last request,
+        // a connection that has sent its last answer goes.
+        if (draining || closeWhenAnswered.has(socket)) socket.end(() => socket.destroy());
       });
       app(request, response);
     },
   );
-  server.keepAliveTimeout = timeouts.keepAliveTimeout;
+  server.keepAliveTimeout = keepAliveTimeout;
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const started = [...(inFlight.get(socket as Socket) ?? [])].some((response) => response.headersSent);
+    const pending = [...(inFlight.get(socket as Socket) ?? [])];
+    // Bad bytes after whole requests that still await their answers belong to a later,
+    // pipelined request: those answers go out first, then the connection closes.
+    if (error.code !== "ERR_HTTP_REQUEST_TIMEOUT" && pending.length > 0 && pending.every((r) => r.req.complete)) {
+      closeWhenAnswered.add(socket as Socket);
+      return;
+    }
     // Answer only where no answer has begun on this connection, so none is corrupted.
-    if (socket.writable && !started) {
+    if (socket.writable && !pending.some((response) => response.headersSent)) {
       const [code, message] = describeClientError(error.code);
       socket.write(rawErrorResponse(code, message));
     }
     socket.destroy();
+  });
+  // Without these listeners Node answers an unknown `Expect` with a bare 417 and
+  // drops CONNECT without a word; every answer of this API is JSON.
+  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+    const expectation = clip(request.headers.expect ?? "");
+    const error = new HttpError("EXPECTATION_FAILED", `Expect: ${expectation} is not supported; send Expect: 100-continue or none`);
+    send(response, error.toReply(), { close: true });
+  });
+  server.on("connect", (_request: IncomingMessage, socket: Duplex) => {
+    socket.end(rawErrorResponse("BAD_REQUEST", "CONNECT is not supported; this server is not a proxy"));
   });
 
   await listen(server, port, host);
@@ -112,7 +137,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     for (const socket of sockets) if (isIdle(socket)) socket.destroy();
     const deadline = setTimeout(() => {
       for (const socket of sockets) socket.destroy();
-    }, timeouts.shutdownTimeout);
+    }, shutdownTimeout);
     deadline.unref();
     await closed;
     clearTimeout(deadline);
@@ -146,6 +171,8 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-function definedOnly<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+/** How often Node checks the time-outs: a quarter of the shortest, between 10 ms and 1 s. */
+function checkingInterval(...timeouts: number[]): number {
+  const shortest = Math.min(...timeouts.filter((timeout) => timeout > 0));
+  return Number.isFinite(shortest) ? Math.max(10, Math.min(1000, Math.floor(shortest / 4))) : 1000;
 }

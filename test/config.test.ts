@@ -1,7 +1,7 @@
 // White-box tests of src/config.ts: readConfig defaults, accepted values and a ConfigError for each bad one.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_BODY_LIMIT } from "../src/app.ts";
+import { DEFAULT_BODY_LIMIT } from "../src/body.ts";
 import { ConfigError, readConfig, type Config } from "../src/config.ts";
 
 const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024 };

@@ -40,6 +40,7 @@ const INVALID_ENV: Array<[Record<string, string>, string]> = [
   [{ BODY_LIMIT: "1mb" }, 'BODY_LIMIT must be a whole number from 1 to 9007199254740991, not "1mb"'],
   [{ HOST: "local host" }, 'HOST must be an address or host name such as 127.0.0.1 or 0.0.0.0, not "local host"'],
   [{ HOST: "192.0.2.1" }, "HOST 192.0.2.1 is not an address of this machine; set HOST to 127.0.0.1 or 0.0.0.0"],
+  [{ HOST: "no-such-host.invalid" }, "HOST no-such-host.invalid cannot be resolved to an address; set HOST to 127.0.0.1 or 0.0.0.0"],
 ];
 
 for (const [env, line] of INVALID_ENV) {
@@ -59,14 +60,22 @@ test("main on a port already in use exits 1 with one line naming the port", asyn
   assert.equal(stderr, `Port ${taken.port} on 127.0.0.1 is already in use; set PORT to a free port\n`);
 });
 
-test("main prints one start-up line with its address and serves the seeded users", async () => {
-  const { child, url, exited } = await startProcess();
+test("main prints exactly one start-up line with its address and serves the seeded users", async () => {
+  const child = spawn(process.execPath, ENTRY, {
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let stdout = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  const exited = once(child, "exit");
+  const url = await readListeningUrl(child);
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
   const response = await call(`${url}/users`);
   assert.equal(response.status, 200);
   assert.equal(response.headers.get("x-total-count"), "2");
   child.kill("SIGINT");
   assert.deepEqual(await exited, [0, null]);
+  assert.equal(stdout, `Listening on ${url}\n`);
 });
 
 test("main reads BODY_LIMIT from the environment", async () => {

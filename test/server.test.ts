@@ -17,6 +17,21 @@ test("TIMEOUTS are the contract's: 10 s for headers, 30 s for the request, and a
   assert.ok(TIMEOUTS.keepAliveTimeout > 0);
 });
 
+test("startServer sets the contract's time-outs on the server it starts, checked every second at most", async (t) => {
+  const api = await startServer();
+  t.after(() => api.close());
+  assert.equal(api.server.headersTimeout, 10_000);
+  assert.equal(api.server.requestTimeout, 30_000);
+  assert.equal(api.server.keepAliveTimeout, TIMEOUTS.keepAliveTimeout);
+});
+
+test("startServer with only a shorter requestTimeout shortens the headers time-out to match", async (t) => {
+  const api = await startServer({ requestTimeout: 5000 });
+  t.after(() => api.close());
+  assert.equal(api.server.requestTimeout, 5000);
+  assert.equal(api.server.headersTimeout, 5000);
+});
+
 test("startServer listens on 127.0.0.1 and a free port, and reports its base URL", async (t) => {
   const api = await startServer();
   t.after(() => api.close());
@@ -39,6 +54,22 @@ test("startServer rejects with EADDRINUSE when the port is taken", async (t) => 
   await assert.rejects(startServer({ port: first.port }), { code: "EADDRINUSE" });
 });
 
+test("reading a body stops at the limit: the request is paused and no longer read", async (t) => {
+  const api = await startServer({ bodyLimit: 100 });
+  t.after(() => api.close());
+  const requests: import("node:http").IncomingMessage[] = [];
+  api.server.on("request", (request) => requests.push(request));
+  const socket = await openSocket(api.url);
+  const response = readResponse(socket);
+  socket.write(`${JSON_POST_HEAD}Transfer-Encoding: chunked\r\n\r\n`);
+  socket.write(`40\r\n${"x".repeat(64)}\r\n`.repeat(2));
+  assert.equal((await response).status, 413);
+  const [request] = requests;
+  assert.equal(request!.listenerCount("data"), 0);
+  assert.equal(request!.isPaused(), true);
+  socket.destroy();
+});
+
 test("startServer applies bodyLimit to request bodies", async (t) => {
   const api = await startServer({ bodyLimit: 20 });
   t.after(() => api.close());
@@ -57,7 +88,8 @@ test("close resolves once the server is closed, and calling it twice gives the s
   assert.equal(error.code, "ECONNREFUSED");
 });
 
-test("a connection that does not finish its headers in time -> 408 REQUEST_TIMEOUT as JSON, then closed", async (t) => {
+// These two run well inside their 5 s bound only if time-outs are checked often, not every 30 s.
+test("a connection that does not finish its headers in time -> 408 REQUEST_TIMEOUT as JSON, then closed", { timeout: 5000 }, async (t) => {
   const api = await startServer({ headersTimeout: 200, requestTimeout: 1000 });
   t.after(() => api.close());
   const socket = await openSocket(api.url);
@@ -75,7 +107,7 @@ test("a connection that does not finish its headers in time -> 408 REQUEST_TIMEO
   assert.equal((await call(`${api.url}/healthz`)).status, 200);
 });
 
-test("a request whose body stalls past requestTimeout -> 408 as JSON, nothing stored, then closed", async (t) => {
+test("a request whose body stalls past requestTimeout -> 408 as JSON, nothing stored, then closed", { timeout: 5000 }, async (t) => {
   const api = await startServer({ headersTimeout: 150, requestTimeout: 300 });
   t.after(() => api.close());
   const socket = await openSocket(api.url);

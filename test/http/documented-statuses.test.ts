@@ -49,7 +49,7 @@ const EXPLICIT: Array<[string, number, string, unknown?]> = [
   ["POST /posts", 201, "/posts", POST],
   ["POST /posts", 400, "/posts", { title: "" }],
   ["GET /posts/{id}", 200, "/posts/1"],
-  ["GET /posts/{id}", 400, "/posts/0"],
+  ["GET /posts/{id}", 400, "/posts/0x1"],
   ["GET /posts/{id}", 404, "/posts/9"],
   ["PUT /posts/{id}", 200, "/posts/1", { title: "New" }],
   ["PUT /posts/{id}", 400, "/posts/1", { createdAt: "now" }],

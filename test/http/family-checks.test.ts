@@ -54,7 +54,7 @@ const BAD_IDS: Array<[string, string, string]> = [
   ["GET", "/posts/abc", "abc"],
   ["PUT", "/posts/1.5", "1.5"],
   ["DELETE", "/posts/-1", "-1"],
-  ["GET", "/posts/0/comments", "0"],
+  ["GET", "/posts/00x/comments", "00x"],
   ["POST", "/posts/1e3/comments", "1e3"],
   ["GET", "/comments/x", "x"],
   ["PUT", "/comments/99999999999999999999", "99999999999999999999"],
@@ -73,9 +73,16 @@ for (const [method, path, shown] of BAD_IDS) {
     const response = await call(url + path, { method, ...init });
     assert.equal(response.status, 400);
     assertJsonHeaders(response);
-    assert.deepEqual(response.body, { message: `Id must be a positive whole number, not "${shown}"`, code: "INVALID_ID" });
+    assert.deepEqual(response.body, { message: `Id must be a whole number in digits, not "${shown}"`, code: "INVALID_ID" });
   });
 }
+
+test("GET /posts/0/comments -> 404 Post not found: 0 is a well-formed id that no post has", async (t) => {
+  const url = await fresh(t);
+  const response = await call(`${url}/posts/0/comments`);
+  assert.equal(response.status, 404);
+  assert.deepEqual(response.body, { message: "Post not found", code: "POST_NOT_FOUND" });
+});
 
 const BAD_BODIES: Array<[string, RequestInit, number, string]> = [
   ["no Content-Type", { body: '{"body":"x"}' }, 415, "UNSUPPORTED_MEDIA_TYPE"],

@@ -31,50 +31,74 @@ export async function rawRequest(url: string, bytes: string | Buffer): Promise<R
 
 /** Reads one response from a socket: the headers, then Content-Length bytes or up to the close. */
 export function readResponse(socket: Socket): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    let buffer = Buffer.alloc(0);
-    const tryParse = (ended: boolean) => {
-      const end = buffer.indexOf("\r\n\r\n");
-      if (end === -1) {
-        if (ended) finish(new Error(`Connection closed before a response: ${JSON.stringify(buffer.toString())}`));
-        return;
+  return responseReader(socket).next();
+}
+
+/** Reads responses one after another from a socket, keeping bytes that arrive early for the next one. */
+export function responseReader(socket: Socket): { next: () => Promise<RawResponse> } {
+  let buffer: Buffer = Buffer.alloc(0);
+  let ended = false;
+  let waiting: { resolve: (response: RawResponse) => void; reject: (error: Error) => void } | undefined;
+  const settle = () => {
+    if (waiting === undefined) return;
+    const { resolve, reject } = waiting;
+    const parsed = parseResponse(buffer, ended);
+    if (parsed === "incomplete") {
+      if (ended) {
+        waiting = undefined;
+        reject(new Error(`Connection closed before a response: ${JSON.stringify(buffer.toString())}`));
       }
-      const [statusLine = "", ...lines] = buffer.subarray(0, end).toString("latin1").split("\r\n");
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(":");
-        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      const length = headers["content-length"] === undefined ? undefined : Number(headers["content-length"]);
-      const body = buffer.subarray(end + 4);
-      // A HEAD answer declares a length but sends no body; the close ends it.
-      if (ended || (length !== undefined && body.length >= length)) {
-        finish(undefined, {
-          status: Number(statusLine.split(" ")[1]),
-          headers,
-          body: body.subarray(0, length).toString("utf8"),
-        });
-      }
-    };
-    const onData = (chunk: Buffer) => {
-      buffer = Buffer.concat([buffer, chunk]);
-      tryParse(false);
-    };
-    const onEnd = () => tryParse(true);
-    const finish = (error: Error | undefined, response?: RawResponse) => {
-      socket.off("data", onData);
-      socket.off("end", onEnd);
-      socket.off("close", onEnd);
-      socket.off("error", onError);
-      if (error) reject(error);
-      else resolve(response!);
-    };
-    const onError = (error: Error) => finish(error);
-    socket.on("data", onData);
-    socket.on("end", onEnd);
-    socket.on("close", onEnd);
-    socket.on("error", onError);
+      return;
+    }
+    waiting = undefined;
+    buffer = parsed.rest;
+    resolve(parsed.response);
+  };
+  socket.on("data", (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    settle();
   });
+  const onEnd = () => {
+    ended = true;
+    settle();
+  };
+  socket.on("end", onEnd);
+  socket.on("close", onEnd);
+  socket.on("error", (error) => {
+    ended = true;
+    if (waiting === undefined) return;
+    const { reject } = waiting;
+    waiting = undefined;
+    reject(error);
+  });
+  return {
+    next: () =>
+      new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+        settle();
+      }),
+  };
+}
+
+function parseResponse(buffer: Buffer, ended: boolean): { response: RawResponse; rest: Buffer } | "incomplete" {
+  const end = buffer.indexOf("\r\n\r\n");
+  if (end === -1) return "incomplete";
+  const [statusLine = "", ...lines] = buffer.subarray(0, end).toString("latin1").split("\r\n");
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const status = Number(statusLine.split(" ")[1]);
+  const length = headers["content-length"] === undefined ? undefined : Number(headers["content-length"]);
+  const body = buffer.subarray(end + 4);
+  // 204 has no body; a HEAD answer declares a length but sends no body, and the close ends it.
+  if (status === 204) return { response: { status, headers, body: "" }, rest: body };
+  if (length !== undefined && body.length >= length) {
+    return { response: { status, headers, body: body.subarray(0, length).toString("utf8") }, rest: body.subarray(length) };
+  }
+  if (ended) return { response: { status, headers, body: body.toString("utf8") }, rest: Buffer.alloc(0) };
+  return "incomplete";
 }
 
 /** Resolves when the server has closed the connection. */

@@ -1,0 +1,114 @@
+// Black-box tests of HTTP/1.1 itself: pipelining order, Expect, CONNECT, absolute-form targets, encodings.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { call } from "../support/http.ts";
+import { closed, openSocket, rawRequest, readResponse, responseReader } from "../support/raw.ts";
+import { fresh } from "../support/target.ts";
+
+const GRACE = '{"id":100,"name":"Grace Hopper","email":"grace@example.com"}';
+const POST_GRACE = `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${GRACE.length}\r\n\r\n${GRACE}`;
+
+test("pipelined requests are answered in order, each seeing the one before it", async (t) => {
+  const url = await fresh(t);
+  const socket = await openSocket(url);
+  // All three in one write: the GET and DELETE arrive while the POST's body is still being read.
+  const responses = responseReader(socket);
+  socket.write(`${POST_GRACE}GET /users/100 HTTP/1.1\r\nHost: x\r\n\r\nDELETE /users/100 HTTP/1.1\r\nHost: x\r\n\r\n`);
+  const created = await responses.next();
+  assert.equal(created.status, 201);
+  const read = await responses.next();
+  assert.equal(read.status, 200);
+  assert.deepEqual(JSON.parse(read.body), JSON.parse(GRACE));
+  const deleted = await responses.next();
+  assert.equal(deleted.status, 204);
+  socket.destroy();
+  assert.equal((await call(`${url}/users/100`)).status, 404);
+});
+
+test("bad bytes pipelined behind a whole POST: the POST is answered, then the connection closes", async (t) => {
+  const url = await fresh(t);
+  const socket = await openSocket(url);
+  const response = readResponse(socket);
+  socket.write(`${POST_GRACE}BOGUS\r\n\r\n`);
+  const answer = await response;
+  // The client is told exactly what happened to its POST: it was stored.
+  assert.equal(answer.status, 201);
+  await closed(socket);
+  assert.equal((await call(`${url}/users/100`)).status, 200);
+});
+
+test("Expect: 100-continue gets 100 Continue, then the answer", async (t) => {
+  const url = await fresh(t);
+  const socket = await openSocket(url);
+  const interim = new Promise<string>((resolve) => socket.once("data", (chunk) => resolve(String(chunk))));
+  socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${GRACE.length}\r\nExpect: 100-continue\r\n\r\n`);
+  assert.equal(await interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  const response = readResponse(socket);
+  socket.write(GRACE);
+  assert.equal((await response).status, 201);
+  socket.destroy();
+});
+
+test("any other Expect -> 417 EXPECTATION_FAILED as JSON, with Connection: close", async (t) => {
+  const url = await fresh(t);
+  const response = await rawRequest(url, "GET /users/1 HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n");
+  assert.equal(response.status, 417);
+  assert.equal(response.headers["content-type"], "application/json; charset=utf-8");
+  assert.equal(response.headers.connection, "close");
+  assert.deepEqual(JSON.parse(response.body), {
+    message: "Expect: foo is not supported; send Expect: 100-continue or none",
+    code: "EXPECTATION_FAILED",
+  });
+  assert.equal((await call(`${url}/healthz`)).status, 200);
+});
+
+test("CONNECT -> 400 BAD_REQUEST as JSON: this server is not a proxy", async (t) => {
+  const url = await fresh(t);
+  const response = await rawRequest(url, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+  assert.equal(response.status, 400);
+  assert.equal(response.headers["content-type"], "application/json; charset=utf-8");
+  assert.deepEqual(JSON.parse(response.body), {
+    message: "CONNECT is not supported; this server is not a proxy",
+    code: "BAD_REQUEST",
+  });
+  assert.equal((await call(`${url}/healthz`)).status, 200);
+});
+
+test("an absolute-form target (GET http://host/users/1) is routed by its path", async (t) => {
+  const url = await fresh(t);
+  for (const target of ["http://localhost/users/1", "http://localhost:3000/users/1/?x=1", "HTTP://example.com/users/1"]) {
+    const response = await rawRequest(url, `GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    assert.equal(response.status, 200, target);
+    assert.equal(JSON.parse(response.body).id, 1, target);
+  }
+  const root = await rawRequest(url, "GET http://localhost HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+  assert.equal(root.status, 404);
+  assert.equal(JSON.parse(root.body).message, "No route for GET /");
+});
+
+for (const encoding of ["gzip", "deflate", "br"]) {
+  test(`POST /users with Content-Encoding: ${encoding} -> 415, nothing stored`, async (t) => {
+    const url = await fresh(t);
+    const response = await call(`${url}/users`, {
+      method: "POST",
+      body: GRACE,
+      headers: { "content-type": "application/json", "content-encoding": encoding },
+    });
+    assert.equal(response.status, 415);
+    assert.deepEqual(response.body, {
+      message: `Content-Encoding ${encoding} is not supported; send the body uncompressed`,
+      code: "UNSUPPORTED_MEDIA_TYPE",
+    });
+    assert.equal((await call(`${url}/users`)).headers.get("x-total-count"), "2");
+  });
+}
+
+test("POST /users with Content-Encoding: identity -> 201", async (t) => {
+  const url = await fresh(t);
+  const response = await call(`${url}/users`, {
+    method: "POST",
+    body: GRACE,
+    headers: { "content-type": "application/json", "content-encoding": "identity" },
+  });
+  assert.equal(response.status, 201);
+});

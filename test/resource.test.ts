@@ -1,0 +1,91 @@
+// White-box tests of src/resource.ts: the one collection design, called directly without a socket.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { HttpError } from "../src/errors.ts";
+import { createRecord, deleteRecord, findRecord, listRecords, updateRecord } from "../src/resource.ts";
+import { definePostFamily } from "../src/resources/posts.ts";
+import { defineUsers } from "../src/resources/users.ts";
+
+const NO_QUERY = new URLSearchParams();
+
+test("createRecord gives a user the count + 1, or the body's id, and refuses a taken id with 409", () => {
+  const users = defineUsers();
+  assert.equal(createRecord(users, { name: "C", email: "c@example.com" }).id, 3);
+  assert.equal(createRecord(users, { id: 9, name: "D", email: "d@example.com" }).id, 9);
+  assert.throws(() => createRecord(users, { id: 9, name: "E", email: "e@example.com" }), {
+    name: "HttpError",
+    code: "ID_CONFLICT",
+  });
+  assert.equal(users.records.size, 4);
+});
+
+test("createRecord stores a child under its parent, with the parent's id and a createdAt", () => {
+  const { posts, comments } = definePostFamily();
+  const post = createRecord(posts, { title: "T", body: "B" });
+  const comment = createRecord(comments, { body: "C", extra: [1] }, post.id);
+  assert.deepEqual(Object.keys(comment), ["id", "postId", "body", "extra", "createdAt"]);
+  assert.equal(comment.postId, post.id);
+  assert.equal(new Date(comment.createdAt as string).toISOString(), comment.createdAt);
+  assert.deepEqual(listRecords(comments, NO_QUERY, post.id).body, [comment]);
+});
+
+test("createRecord and listRecords refuse a child resource without its parent's id as a programmer error", () => {
+  const { comments } = definePostFamily();
+  assert.throws(() => createRecord(comments, { body: "orphan" }), TypeError);
+  assert.throws(() => listRecords(comments, NO_QUERY), TypeError);
+  assert.equal(comments.records.size, 0);
+});
+
+test("createRecord of a child of a missing parent throws the parent's 404 and stores nothing", () => {
+  const { comments } = definePostFamily();
+  assert.throws(() => createRecord(comments, { body: "x" }, 7), { code: "POST_NOT_FOUND", message: "Post not found" });
+  assert.equal(comments.records.size, 0);
+});
+
+test("updateRecord merges shallowly and keeps server-set members", () => {
+  const { posts } = definePostFamily();
+  const post = createRecord(posts, { title: "T", body: "B", meta: { a: 1, b: 2 } });
+  const updated = updateRecord(posts, post.id, { meta: { a: 3 } });
+  assert.deepEqual(updated, { ...post, meta: { a: 3 } });
+  assert.deepEqual(findRecord(posts, post.id), updated);
+});
+
+test("updateRecord reports every wrong member at once and changes nothing", () => {
+  const { posts } = definePostFamily();
+  const post = createRecord(posts, { title: "T", body: "B" });
+  assert.throws(
+    () => updateRecord(posts, post.id, { id: 1, createdAt: "now", title: "", body: 3 }),
+    (error: unknown) => {
+      assert.ok(error instanceof HttpError);
+      assert.deepEqual(error.errors?.map((entry) => entry.path), ["id", "createdAt", "title", "body"]);
+      return true;
+    },
+  );
+  assert.deepEqual(findRecord(posts, post.id), post);
+});
+
+test("deleteRecord of a post removes its comments and their replies, and only those", () => {
+  const { posts, comments, replies } = definePostFamily();
+  const [kept, gone] = [createRecord(posts, { title: "K", body: "B" }), createRecord(posts, { title: "G", body: "B" })];
+  const keptComment = createRecord(comments, { body: "k" }, kept.id);
+  const goneComment = createRecord(comments, { body: "g" }, gone.id);
+  createRecord(replies, { body: "r" }, goneComment.id);
+  const keptReply = createRecord(replies, { body: "r" }, keptComment.id);
+  deleteRecord(posts, gone.id);
+  assert.equal(comments.records.size, 1);
+  assert.equal(replies.records.size, 1);
+  assert.deepEqual(listRecords(comments, NO_QUERY, kept.id).body, [keptComment]);
+  assert.deepEqual(listRecords(replies, NO_QUERY, keptComment.id).body, [keptReply]);
+  assert.throws(() => listRecords(replies, NO_QUERY, goneComment.id), { code: "COMMENT_NOT_FOUND" });
+});
+
+test("deleteRecord of a comment takes it out of its post's list, and ids are not reused", () => {
+  const { posts, comments } = definePostFamily();
+  const post = createRecord(posts, { title: "T", body: "B" });
+  const first = createRecord(comments, { body: "1" }, post.id);
+  deleteRecord(comments, first.id);
+  const reply = listRecords(comments, NO_QUERY, post.id);
+  assert.deepEqual(reply.body, []);
+  assert.equal(reply.headers?.["x-total-count"], "0");
+  assert.equal(createRecord(comments, { body: "2" }, post.id).id, 2);
+});
