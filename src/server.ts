@@ -54,6 +54,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Bytes a socket had read when it last had nothing in flight. A socket that has
   // read nothing since is idle; one that has read more is sending a request.
   const readAtRest = new WeakMap<Socket, number>();
+  // Bun gap: its node:http sockets report bytesRead 0 whatever they read, so a socket
+  // that has begun to send a request looks idle. Learned from the first answer: a
+  // socket that delivered a whole request has read something wherever bytes are counted.
+  let countsBytes: boolean | undefined;
   const isIdle = (socket: Socket) => !inFlight.has(socket) && socket.bytesRead === (readAtRest.get(socket) ?? 0);
 
   const server = createServer(
@@ -79,6 +83,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         if (responses.size > 0) return;
         inFlight.delete(socket);
         readAtRest.set(socket, socket.bytesRead);
+        countsBytes ??= socket.bytesRead > 0;
         // Once shutdown has begun, a connection that has sent its last answer goes.
         if (draining) socket.end();
       });
@@ -109,7 +114,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Idle connections have nothing to finish. Busy ones, and ones that have begun
     // to send a request, get their answer with `Connection: close`, then go.
-    for (const socket of sockets) if (isIdle(socket)) socket.destroy();
+    // Where bytes are not counted, server.close() alone closes the idle ones: the
+    // runtime's own parser knows which connections have begun a request.
+    if (countsBytes !== false) for (const socket of sockets) if (isIdle(socket)) socket.destroy();
     const deadline = setTimeout(() => {
       for (const socket of sockets) socket.destroy();
     }, timeouts.shutdownTimeout);
