@@ -19,7 +19,7 @@ console.log("Runtimes:", ensureRuntimes());
 // and no src/ beside it, as in a minimal container.
 run(process.execPath, ["--import", "tsx", "scripts/build.ts"], {});
 const distCopy = mkdtempSync(join(tmpdir(), "rest-dist-"));
-cpSync("dist", distCopy, { recursive: true });
+cpSync("dist", join(distCopy, "dist"), { recursive: true });
 
 const failed: string[] = [];
 try {

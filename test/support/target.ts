@@ -50,12 +50,12 @@ export function serverCommand(mode: ProcessMode): { command: string; args: strin
     case "node":
       return { command: process.execPath, args: ["--import", "tsx", "src/main.ts"], cwd: ROOT };
     case "dist": {
-      // The build copied alone into a folder outside the repository, with no node_modules near it.
+      // dist/ copied alone into an empty folder outside the repository, with no node_modules near it.
       const folder = process.env.TEST_DIST_DIR;
-      if (folder === undefined || !existsSync(`${folder}/main.js`)) {
-        throw new Error("TEST_TARGET=dist needs TEST_DIST_DIR, a folder holding a copy of dist/; npm test sets it");
+      if (folder === undefined || !existsSync(`${folder}/dist/main.js`)) {
+        throw new Error("TEST_TARGET=dist needs TEST_DIST_DIR, a folder holding only a copy of dist/; npm test sets it");
       }
-      return { command: process.execPath, args: ["main.js"], cwd: folder };
+      return { command: process.execPath, args: ["dist/main.js"], cwd: folder };
     }
     case "deno":
       return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "src/main.ts"], cwd: ROOT };
@@ -97,6 +97,8 @@ export async function spawnTarget(
 ): Promise<Target> {
   const child = spawn(command, args, { cwd, env: processEnv(env), stdio: ["ignore", "pipe", "inherit"] });
   const exited = once(child, "exit").then(([code]) => code as number | null);
+  // A child that cannot start rejects this too; readListeningUrl reports that failure.
+  exited.catch(() => {});
   const url = await readListeningUrl(child);
   const stop = async (signal: "SIGTERM" | "SIGINT" = "SIGTERM") => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
