@@ -6,8 +6,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { ensureRuntimes, runtimePath } from "../scripts/install-runtimes.ts";
-import { readListeningUrl, ROOT } from "../test/support/target.ts";
+import { ensureRuntimes } from "../scripts/install-runtimes.ts";
+import { readListeningUrl, ROOT, runtimeBinary } from "../test/support/target.ts";
 
 const RUNS = Number(process.argv[2] ?? 7);
 // How long the server sits idle after its first answer before its memory is read.
@@ -34,11 +34,11 @@ const VARIANTS: Variant[] = [
   {
     name: "deno",
     shown: "deno run --allow-net --allow-env src/main.ts",
-    command: runtimePath("deno"),
+    command: runtimeBinary("deno"),
     args: ["run", "--allow-net", "--allow-env", "src/main.ts"],
     cwd: ROOT,
   },
-  { name: "bun", shown: "bun src/main.ts", command: runtimePath("bun"), args: ["src/main.ts"], cwd: ROOT },
+  { name: "bun", shown: "bun src/main.ts", command: runtimeBinary("bun"), args: ["src/main.ts"], cwd: ROOT },
 ];
 
 /** One cold start: spawn, wait for the start-up line, answer GET /healthz, sit idle, read the resident memory. */

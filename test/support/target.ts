@@ -4,6 +4,7 @@ import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { type Runtime, runtimePath } from "../../scripts/install-runtimes.ts";
 import { readConfig } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
 
@@ -35,11 +36,11 @@ export function targetMode(): Mode {
   throw new Error(`Unknown TEST_TARGET "${mode}"; use inprocess, ${PROCESS_MODES.join(", ")}`);
 }
 
-/** The path of a runtime installed by `npm ci --prefix runtimes`; throws saying how to install it if it is missing. */
-export function runtimeBinary(name: "deno" | "bun"): string {
-  const path = fileURLToPath(new URL(`../../runtimes/node_modules/.bin/${name}`, import.meta.url));
-  if (!existsSync(path)) {
-    throw new Error(`${name} is not installed; run "npm ci --prefix runtimes" (npm test does this itself)`);
+/** The path of a runtime installed in runtimes/; throws saying how to install it if it is missing. */
+export function runtimeBinary(name: Runtime): string {
+  const path = runtimePath(name);
+  if (path === undefined) {
+    throw new Error(`${name} is not installed; run "npm ci --prefix runtimes --ignore-scripts" (npm test does this itself)`);
   }
   return path;
 }
