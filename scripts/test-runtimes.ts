@@ -13,7 +13,12 @@ const FILES = ["test/http", "test/process"].flatMap((folder) =>
 );
 
 // A missing runtime fails the run here: no runtime is ever skipped.
-console.log("Runtimes:", ensureRuntimes());
+try {
+  console.log("Runtimes:", ensureRuntimes());
+} catch (error) {
+  console.error(`\nnpm test needs Deno and Bun and cannot run them: ${(error as Error).message}`);
+  process.exit(1);
+}
 
 // The build, copied alone into an empty folder outside the repository: no node_modules
 // and no src/ beside it, as in a minimal container.
