@@ -2,8 +2,16 @@
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
 import { parseWholeNumber } from "./input.ts";
 
-/** Everything the process takes from its environment. */
-export type Config = { port: number; host: string; bodyLimit: number };
+/** Everything the process takes from its environment. Times are in milliseconds. */
+export type Config = {
+  port: number;
+  host: string;
+  bodyLimit: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  shutdownTimeout: number;
+};
 
 /** An environment variable with a value the server cannot use; the message says what to set. */
 export class ConfigError extends RangeError {
@@ -13,16 +21,40 @@ export class ConfigError extends RangeError {
   }
 }
 
+/** The defaults of the time-outs, in milliseconds (contract 7). */
+export const TIMEOUTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  shutdownTimeout: 8_000,
+} as const;
+
+// A time-out is at least 1 ms (0 would switch it off, which contract 7 forbids) and at most an hour.
+const MILLISECONDS = { min: 1, max: 3_600_000 };
+
 /**
- * Reads PORT (default 3000, 0 picks a free port), HOST (default 127.0.0.1) and
- * BODY_LIMIT (bytes, default 1 MiB). A variable set to the empty string counts as unset.
+ * Reads PORT (default 3000, 0 picks a free port), HOST (default 127.0.0.1),
+ * BODY_LIMIT (bytes, default 1 MiB) and the time-outs HEADERS_TIMEOUT_MS,
+ * REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS and SHUTDOWN_TIMEOUT_MS (defaults in
+ * TIMEOUTS). A variable set to the empty string counts as unset.
  */
 export function readConfig(env: Record<string, string | undefined>): Config {
-  return {
+  const config: Config = {
     port: readWholeNumber(env, "PORT", 3000, { min: 0, max: 65535 }),
     host: readHost(env),
     bodyLimit: readWholeNumber(env, "BODY_LIMIT", DEFAULT_BODY_LIMIT, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+    headersTimeout: readWholeNumber(env, "HEADERS_TIMEOUT_MS", TIMEOUTS.headersTimeout, MILLISECONDS),
+    requestTimeout: readWholeNumber(env, "REQUEST_TIMEOUT_MS", TIMEOUTS.requestTimeout, MILLISECONDS),
+    keepAliveTimeout: readWholeNumber(env, "KEEP_ALIVE_TIMEOUT_MS", TIMEOUTS.keepAliveTimeout, MILLISECONDS),
+    shutdownTimeout: readWholeNumber(env, "SHUTDOWN_TIMEOUT_MS", TIMEOUTS.shutdownTimeout, MILLISECONDS),
   };
+  // The headers are part of the request, so their deadline cannot be the later one.
+  if (config.headersTimeout > config.requestTimeout) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS (${config.headersTimeout}) must not be larger than REQUEST_TIMEOUT_MS (${config.requestTimeout})`,
+    );
+  }
+  return config;
 }
 
 function readWholeNumber(

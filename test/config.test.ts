@@ -3,8 +3,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEFAULT_BODY_LIMIT } from "../src/body.ts";
 import { ConfigError, readConfig, type Config } from "../src/config.ts";
+import { TIMEOUTS } from "../src/config.ts";
 
-const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024 };
+const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS };
 
 test("readConfig of an empty environment gives port 3000, host 127.0.0.1 and a 1 MiB body limit", () => {
   assert.equal(DEFAULT_BODY_LIMIT, 1_048_576);
@@ -38,7 +39,10 @@ test("readConfig reads valid PORT, HOST and BODY_LIMIT values", () => {
     [{ BODY_LIMIT: "1" }, { ...DEFAULTS, bodyLimit: 1 }],
     [{ BODY_LIMIT: "1024" }, { ...DEFAULTS, bodyLimit: 1024 }],
     [{ BODY_LIMIT: "9007199254740991" }, { ...DEFAULTS, bodyLimit: Number.MAX_SAFE_INTEGER }],
-    [{ PORT: "4000", HOST: "0.0.0.0", BODY_LIMIT: "2048" }, { port: 4000, host: "0.0.0.0", bodyLimit: 2048 }],
+    [{ PORT: "4000", HOST: "0.0.0.0", BODY_LIMIT: "2048" }, { ...DEFAULTS, port: 4000, host: "0.0.0.0", bodyLimit: 2048 }],
+    [{ HEADERS_TIMEOUT_MS: "1", REQUEST_TIMEOUT_MS: "1" }, { ...DEFAULTS, headersTimeout: 1, requestTimeout: 1 }],
+    [{ KEEP_ALIVE_TIMEOUT_MS: "250" }, { ...DEFAULTS, keepAliveTimeout: 250 }],
+    [{ SHUTDOWN_TIMEOUT_MS: "3600000" }, { ...DEFAULTS, shutdownTimeout: 3_600_000 }],
   ];
   for (const [env, config] of cases) {
     assert.deepEqual(readConfig(env), config, JSON.stringify(env));
@@ -48,6 +52,7 @@ test("readConfig reads valid PORT, HOST and BODY_LIMIT values", () => {
 test("readConfig throws a ConfigError naming the variable for each invalid value", () => {
   const port = (shown: string) => `PORT must be a whole number from 0 to 65535, not "${shown}"`;
   const limit = (shown: string) => `BODY_LIMIT must be a whole number from 1 to 9007199254740991, not "${shown}"`;
+  const time = (name: string, shown: string) => `${name} must be a whole number from 1 to 3600000, not "${shown}"`;
   const host = (shown: string) => `HOST must be an address or host name such as 127.0.0.1 or 0.0.0.0, not "${shown}"`;
   const cases: Array<[name: string, value: string, message: string]> = [
     ["PORT", "-1", port("-1")],
@@ -69,6 +74,10 @@ test("readConfig throws a ConfigError naming the variable for each invalid value
     ["BODY_LIMIT", "1MB", limit("1MB")],
     ["BODY_LIMIT", "abc", limit("abc")],
     ["BODY_LIMIT", "9007199254740992", limit("9007199254740992")],
+    ["HEADERS_TIMEOUT_MS", "0", time("HEADERS_TIMEOUT_MS", "0")],
+    ["REQUEST_TIMEOUT_MS", "3600001", time("REQUEST_TIMEOUT_MS", "3600001")],
+    ["KEEP_ALIVE_TIMEOUT_MS", "5s", time("KEEP_ALIVE_TIMEOUT_MS", "5s")],
+    ["SHUTDOWN_TIMEOUT_MS", "-8000", time("SHUTDOWN_TIMEOUT_MS", "-8000")],
     ["HOST", "local host", host("local host")],
     ["HOST", "local\thost", host("local\thost")],
     ["HOST", "http://localhost", host("http://localhost")],
@@ -95,4 +104,12 @@ test("readConfig reports a bad variable even when the others are valid", () => {
     name: "ConfigError",
     message: 'BODY_LIMIT must be a whole number from 1 to 9007199254740991, not "none"',
   });
+});
+
+test("readConfig refuses a headers time-out longer than the request time-out", () => {
+  assert.throws(() => readConfig({ HEADERS_TIMEOUT_MS: "2000", REQUEST_TIMEOUT_MS: "1000" }), {
+    name: "ConfigError",
+    message: "HEADERS_TIMEOUT_MS (2000) must not be larger than REQUEST_TIMEOUT_MS (1000)",
+  });
+  assert.throws(() => readConfig({ HEADERS_TIMEOUT_MS: "40000" }), { name: "ConfigError" });
 });

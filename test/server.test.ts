@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { test } from "node:test";
-import { type RunningServer, startServer, TIMEOUTS } from "../src/server.ts";
+import { TIMEOUTS } from "../src/config.ts";
+import { type RunningServer, startServer } from "../src/server.ts";
 import { call } from "./support/http.ts";
 import { closed, openSocket, rawRequest, readResponse } from "./support/raw.ts";
 

@@ -1,41 +1,111 @@
-// The server a black-box test talks to: a fresh instance per call, in this process or spawned.
+// The server a black-box test talks to: a fresh instance per call, in this process or spawned on a runtime.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { type Runtime, runtimePath } from "../../scripts/install-runtimes.ts";
+import { readConfig } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
 
 /** A running server under test: its base URL, and how to stop it. */
-export type Target = { url: string; close: () => Promise<void> };
+export type Target = {
+  url: string;
+  /** Stops the server if it still runs. */
+  close: () => Promise<void>;
+  /** Sends the signal (a process) or begins shutdown (in-process) and resolves with the exit code. */
+  stop: (signal?: "SIGTERM" | "SIGINT") => Promise<number | null>;
+};
+
+/** How the server under test runs: in this process, or as a process on one runtime. */
+export type Mode = "inprocess" | ProcessMode;
+
+/** The runtimes a server process is tested on; `dist` is the build run by plain node. */
+export type ProcessMode = "node" | "dist" | "deno" | "bun";
+
+/** Every process mode, in the order the runtime matrix runs them. */
+export const PROCESS_MODES: readonly ProcessMode[] = ["node", "dist", "deno", "bun"];
+
+/** The repository's root folder, where `src/` and `runtimes/` are. */
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The mode `TEST_TARGET` names; `inprocess` when it is unset. */
+export function targetMode(): Mode {
+  const mode = process.env.TEST_TARGET ?? "inprocess";
+  if (mode === "inprocess" || (PROCESS_MODES as readonly string[]).includes(mode)) return mode as Mode;
+  throw new Error(`Unknown TEST_TARGET "${mode}"; use inprocess, ${PROCESS_MODES.join(", ")}`);
+}
+
+/** The path of a runtime installed in runtimes/; throws saying how to install it if it is missing. */
+export function runtimeBinary(name: Runtime): string {
+  const path = runtimePath(name);
+  if (path === undefined) {
+    throw new Error(`${name} is not installed; run "npm ci --prefix runtimes --ignore-scripts" (npm test does this itself)`);
+  }
+  return path;
+}
+
+/** The command that starts `src/main.ts` (or the copied build) as a process on a runtime. */
+export function serverCommand(mode: ProcessMode): { command: string; args: string[]; cwd: string } {
+  switch (mode) {
+    case "node":
+      return { command: process.execPath, args: ["--import", "tsx", "src/main.ts"], cwd: ROOT };
+    case "dist": {
+      // dist/ copied alone into an empty folder outside the repository, with no node_modules near it.
+      const folder = process.env.TEST_DIST_DIR;
+      if (folder === undefined || !existsSync(`${folder}/dist/main.js`)) {
+        throw new Error("TEST_TARGET=dist needs TEST_DIST_DIR, a folder holding only a copy of dist/; npm test sets it");
+      }
+      return { command: process.execPath, args: ["dist/main.js"], cwd: folder };
+    }
+    case "deno":
+      return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "src/main.ts"], cwd: ROOT };
+    case "bun":
+      return { command: runtimeBinary("bun"), args: ["src/main.ts"], cwd: ROOT };
+  }
+}
+
+/** Environment every spawned server gets: a free port on the loopback, and no update check reaching the network. */
+export function processEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, PORT: "0", HOST: "127.0.0.1", DENO_NO_UPDATE_CHECK: "1", ...env };
+}
 
 /**
- * Starts a fresh server for one test file. `TEST_TARGET` picks how:
- * `inprocess` (default) uses startServer; `node` spawns `src/main.ts` through tsx.
+ * Starts a fresh server for one test file. `TEST_TARGET` picks how: `inprocess`
+ * (default) uses startServer with the same configuration a process would read
+ * from `env`; `node`, `dist`, `deno` and `bun` spawn a process (see serverCommand).
  */
 export async function startTarget(env: Record<string, string> = {}): Promise<Target> {
-  const mode = process.env.TEST_TARGET ?? "inprocess";
+  const mode = targetMode();
   if (mode === "inprocess") {
-    const bodyLimit = env.BODY_LIMIT === undefined ? undefined : Number(env.BODY_LIMIT);
-    return startServer({ bodyLimit });
+    const running = await startServer(readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" }));
+    const stop = async () => {
+      await running.close();
+      return 0;
+    };
+    return { url: running.url, close: running.close, stop };
   }
-  if (mode === "node") return spawnTarget(process.execPath, ["--import", "tsx", "src/main.ts"], env);
-  throw new Error(`Unknown TEST_TARGET "${mode}"`);
+  const { command, args, cwd } = serverCommand(mode);
+  return spawnTarget(command, args, env, cwd);
 }
 
 /** Starts `command args` with PORT=0 and resolves with the URL it prints once it listens. */
-export async function spawnTarget(command: string, args: string[], env: Record<string, string> = {}): Promise<Target> {
-  const child = spawn(command, args, {
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+export async function spawnTarget(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+  cwd: string = ROOT,
+): Promise<Target> {
+  const child = spawn(command, args, { cwd, env: processEnv(env), stdio: ["ignore", "pipe", "inherit"] });
+  const exited = once(child, "exit").then(([code]) => code as number | null);
+  // A child that cannot start rejects this too; readListeningUrl reports that failure.
+  exited.catch(() => {});
   const url = await readListeningUrl(child);
-  return {
-    url,
-    close: async () => {
-      if (child.exitCode !== null) return;
-      child.kill("SIGTERM");
-      await once(child, "exit");
-    },
+  const stop = async (signal: "SIGTERM" | "SIGINT" = "SIGTERM") => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
   };
+  return { url, close: async () => void (await stop()), stop };
 }
 
 /** Reads the child's stdout until the start-up line, `Listening on <url>`. */
