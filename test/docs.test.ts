@@ -29,6 +29,10 @@ test("the README's configuration table names every variable readConfig reads, wi
       ["`PORT`", `\`${defaults.port}\``],
       ["`HOST`", `\`${defaults.host}\``],
       ["`BODY_LIMIT`", `\`${defaults.bodyLimit}\``],
+      ["`HEADERS_TIMEOUT_MS`", `\`${defaults.headersTimeout}\``],
+      ["`REQUEST_TIMEOUT_MS`", `\`${defaults.requestTimeout}\``],
+      ["`KEEP_ALIVE_TIMEOUT_MS`", `\`${defaults.keepAliveTimeout}\``],
+      ["`SHUTDOWN_TIMEOUT_MS`", `\`${defaults.shutdownTimeout}\``],
     ],
   );
 });
