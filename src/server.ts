@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { type AppOptions, createApp } from "./app.ts";
 import type { ErrorCode } from "./errors.ts";
+import { clip } from "./ids.ts";
 import { rawErrorResponse } from "./respond.ts";
 
 /** Options of startServer; every one has a default. Times are in milliseconds. */
@@ -98,6 +99,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       socket.write(rawErrorResponse(code, message));
     }
     socket.destroy();
+  });
+
+  // node:http hands CONNECT to a "connect" listener and, without one, drops the
+  // connection unanswered. This API is not a proxy: CONNECT gets a 404 like any unknown target.
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    socket.end(rawErrorResponse("ROUTE_NOT_FOUND", `No route for CONNECT ${clip(request.url ?? "")}`), () => socket.destroy());
   });
 
   await listen(server, port, host);
