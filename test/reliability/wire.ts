@@ -138,6 +138,7 @@ export function converse(
 
 /** The error body of a response, or a reason it is not one this API may send. */
 export function checkErrorResponse(response: WireResponse): string | undefined {
+  if (response.status === 204) return response.body.length === 0 ? undefined : "a 204 came with a body";
   if (response.headers["content-type"] !== "application/json; charset=utf-8") {
     return `Content-Type was ${response.headers["content-type"]}`;
   }
