@@ -1,4 +1,4 @@
-// The long reliability run: model-based steps, hostile inputs, connection faults and shutdowns under load, with figures.
+// The long reliability run: model steps, hostile inputs, connection faults and shutdowns under load, with figures.
 import { once } from "node:events";
 import { availableParallelism, cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -74,7 +74,12 @@ await part("hostile", async () => {
   // Batches of 100,000, each from its own seed, so a failure names a batch that can be replayed.
   for (let batch = 0; batch * 100_000 < inputs; batch++) {
     const size = Math.min(100_000, inputs - batch * 100_000);
-    const stats = await runHostile({ url: listening.url, seed: seed + 1_000 * (batch + 1), inputs: size, concurrency: 8 });
+    const stats = await runHostile({
+      url: listening.url,
+      seed: seed + 1_000 * (batch + 1),
+      inputs: size,
+      concurrency: 8,
+    });
     connections += stats.connections;
     unanswered += stats.unanswered;
     for (const [key, value] of Object.entries(stats.byStatus)) byStatus[key] = (byStatus[key] ?? 0) + value;
@@ -87,7 +92,9 @@ await part("hostile", async () => {
   console.log(`${inputs} inputs on ${connections} connections; ${unanswered} bare line breaks went unanswered`);
   console.log(`answers: ${JSON.stringify(byStatus)}`);
   console.log(`kinds: ${JSON.stringify(byKind)}`);
-  console.log(`errors logged by the server: ${report.logged.length}; Object.prototype changed: ${report.prototypeChanged}`);
+  console.log(
+    `errors logged by the server: ${report.logged.length}; Object.prototype changed: ${report.prototypeChanged}`,
+  );
   if (report.logged.length > 0 || report.prototypeChanged) throw new Error(report.logged.slice(0, 5).join("\n"));
 });
 
@@ -98,12 +105,19 @@ await part("faults", async () => {
   await runFaults(server.url, { seed: seed + 1, connections: 1_000, concurrency: 16, big: "/users" });
   await counter.idle();
   const before = measure();
-  const stats = await runFaults(server.url, { seed, connections: count("connections"), concurrency: 16, big: "/users" });
+  const stats = await runFaults(server.url, {
+    seed,
+    connections: count("connections"),
+    concurrency: 16,
+    big: "/users",
+  });
   await counter.idle();
   const after = measure();
   await server.close();
   console.log(`${stats.connections} connections: ${JSON.stringify(stats.byFault)}`);
-  console.log(`heap used after a full collection: ${megabytes(before.heapUsed)} before, ${megabytes(after.heapUsed)} after`);
+  console.log(
+    `heap used after a full collection: ${megabytes(before.heapUsed)} before, ${megabytes(after.heapUsed)} after`,
+  );
   console.log(`resident set: ${megabytes(before.rss)} before, ${megabytes(after.rss)} after`);
   console.log(`open file descriptors: ${before.fds} before, ${after.fds} after`);
   console.log(`active handles: ${JSON.stringify(before.resources)} before, ${JSON.stringify(after.resources)} after`);
@@ -130,8 +144,9 @@ await part("shutdown", async () => {
       for (const failure of report.failures.slice(0, 3)) console.log(`  ${runtime}: ${failure}`);
     }
     console.log(
-      `${runtime}: ${count("shutdowns")} shutdowns under load; ${total.requests} requests: ${total.completed} whole answers, ` +
-        `${total.refusedWith503} 503 with Connection: close, ${total.closedBeforeAnswer} closed before any byte of an answer; ` +
+      `${runtime}: ${count("shutdowns")} shutdowns under load; ${total.requests} requests: ` +
+        `${total.completed} whole answers, ${total.refusedWith503} 503 with Connection: close, ` +
+        `${total.closedBeforeAnswer} closed before any byte of an answer; ` +
         `cut or wrong answers: ${total.failures}; exit codes: ${[...exits].join(", ")}; slowest exit ${slowest} ms`,
     );
     if (total.failures > 0 || exits.size !== 1 || !exits.has("0")) throw new Error(`${runtime}: shutdown failures`);

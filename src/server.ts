@@ -104,7 +104,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // node:http hands CONNECT to a "connect" listener and, without one, drops the
   // connection unanswered. This API is not a proxy: CONNECT gets a 404 like any unknown target.
   server.on("connect", (request: IncomingMessage, socket: Duplex) => {
-    socket.end(rawErrorResponse("ROUTE_NOT_FOUND", `No route for CONNECT ${clip(request.url ?? "")}`), () => socket.destroy());
+    const message = `No route for CONNECT ${clip(request.url ?? "")}`;
+    socket.end(rawErrorResponse("ROUTE_NOT_FOUND", message), () => socket.destroy());
   });
 
   await listen(server, port, host);

@@ -26,7 +26,10 @@ test("after 2,000 faulty connections the server holds no leaked socket, handle o
   const after = measure();
 
   t.diagnostic(`${JSON.stringify(stats.byFault)}`);
-  t.diagnostic(`heap ${megabytes(before.heapUsed)} -> ${megabytes(after.heapUsed)}, rss ${megabytes(before.rss)} -> ${megabytes(after.rss)}, fds ${before.fds} -> ${after.fds}`);
+  t.diagnostic(
+    `heap ${megabytes(before.heapUsed)} -> ${megabytes(after.heapUsed)}, ` +
+      `rss ${megabytes(before.rss)} -> ${megabytes(after.rss)}, fds ${before.fds} -> ${after.fds}`,
+  );
   assert.equal(stats.connections, 2_000);
   assert.equal(Object.keys(stats.byFault).length, 11, "every kind of fault was injected");
   assert.deepEqual(logged, []);
@@ -34,7 +37,10 @@ test("after 2,000 faulty connections the server holds no leaked socket, handle o
   assert.deepEqual(after.resources, before.resources);
   assert.equal(after.fds, before.fds);
   // Loose on purpose: the heap moves by a few MB between collections; a leak of 2,000 sockets would not.
-  assert.ok(after.heapUsed - before.heapUsed < 8 * 1024 * 1024, `heap grew from ${megabytes(before.heapUsed)} to ${megabytes(after.heapUsed)}`);
+  assert.ok(
+    after.heapUsed - before.heapUsed < 8 * 1024 * 1024,
+    `heap grew from ${megabytes(before.heapUsed)} to ${megabytes(after.heapUsed)}`,
+  );
   const served = await exchange(server.url, "GET /users/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   assert.equal(served.responses[0]?.status, 200);
 });

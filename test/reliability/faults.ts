@@ -1,4 +1,4 @@
-// Connection faults: clients that hang up mid-request or mid-answer, pipeline, expect 100-continue, half-close or stall.
+// Connection faults: clients that hang up mid-request or mid-answer, pipeline, expect 100-continue, half-close, stall.
 import { once } from "node:events";
 import type { Socket } from "node:net";
 import { setImmediate as nextTurn } from "node:timers/promises";
@@ -47,7 +47,8 @@ function responses(socket: Socket, count: number, reader = new ResponseReader())
     const finish = () => {
       socket.off("data", onData);
       socket.off("close", finish);
-      if (reader.pending > 0 && finals().length < count) reject(new Error(`a response was cut after ${reader.pending} bytes`));
+      if (reader.pending > 0 && finals().length < count)
+        reject(new Error(`a response was cut after ${reader.pending} bytes`));
       else resolve(finals());
     };
     const onData = (chunk: Buffer) => {
@@ -62,7 +63,8 @@ function responses(socket: Socket, count: number, reader = new ResponseReader())
 
 function expectStatuses(got: WireResponse[], want: number[], fault: string): void {
   const statuses = got.map((response) => response.status);
-  if (statuses.join() !== want.join()) throw new Error(`${fault}: got ${statuses.join() || "nothing"}, wanted ${want.join()}`);
+  if (statuses.join() !== want.join())
+    throw new Error(`${fault}: got ${statuses.join() || "nothing"}, wanted ${want.join()}`);
 }
 
 /** One kind of fault: opens its own connection, misbehaves, and checks what it can. */
@@ -158,7 +160,9 @@ export function faults(big: string): Fault[] {
           };
           socket.on("data", onData);
         });
-        socket.write(`PUT /users/1 HTTP/1.1\r\n${JSON_HEADERS}Content-Length: ${UPDATE.length}\r\nExpect: 100-continue\r\n\r\n`);
+        socket.write(
+          `PUT /users/1 HTTP/1.1\r\n${JSON_HEADERS}Content-Length: ${UPDATE.length}\r\nExpect: 100-continue\r\n\r\n`,
+        );
         await interim;
         const final = responses(socket, 1, reader);
         socket.write(UPDATE);
@@ -206,9 +210,11 @@ export function faults(big: string): Fault[] {
 export async function addLargeUsers(url: string, count: number): Promise<void> {
   const body = JSON.stringify({ name: "n", email: "n@example.com", bio: "b".repeat(50_000) });
   for (let i = 0; i < count; i++) {
-    const request = `POST /users HTTP/1.1\r\n${JSON_HEADERS}Connection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const head = `POST /users HTTP/1.1\r\n${JSON_HEADERS}Connection: close\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const request = head + body;
     const outcome = await exchange(url, request);
-    if (outcome.responses[0]?.status !== 201) throw new Error(`POST /users -> ${outcome.responses[0]?.status ?? "no answer"}`);
+    if (outcome.responses[0]?.status !== 201)
+      throw new Error(`POST /users -> ${outcome.responses[0]?.status ?? "no answer"}`);
   }
 }
 

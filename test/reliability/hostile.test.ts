@@ -37,7 +37,10 @@ test("3,000 hostile requests each get a 4xx JSON error with a catalogued code, a
   assert.equal(stats.inputs, 3_000);
   assert.deepEqual(logged, [], "no request reached the 500 boundary");
   for (const family of FAMILIES) {
-    assert.ok(Object.keys(stats.byKind).some((kind) => kind.startsWith(family)), `no input of the kind ${family} was sent`);
+    assert.ok(
+      Object.keys(stats.byKind).some((kind) => kind.startsWith(family)),
+      `no input of the kind ${family} was sent`,
+    );
   }
   assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeBefore);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);

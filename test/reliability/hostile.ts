@@ -72,21 +72,36 @@ const deep = fc.constantFrom(
   `{"name":"a","email":"a@b.io","x":${'{"__proto__":'.repeat(1000)}1${"}".repeat(1000)}}`,
 );
 
-const hugeNumber = fc.oneof(
-  fc.constantFrom("1e400", "-1e309", "1e-400", "123456789012345678901234567890", "0.1e99999", "-0", "1E+400"),
-  fc.integer({ min: 300, max: 20_000 }).map((digits) => "9".repeat(digits)),
-  fc.integer({ min: 300, max: 20_000 }).map((digits) => `0.${"0".repeat(digits)}1`),
-).map((number) => `{"name":"a","email":"a@b.io","title":"t","body":"b","n":${number}}`);
+const hugeNumber = fc
+  .oneof(
+    fc.constantFrom("1e400", "-1e309", "1e-400", "123456789012345678901234567890", "0.1e99999", "-0", "1E+400"),
+    fc.integer({ min: 300, max: 20_000 }).map((digits) => "9".repeat(digits)),
+    fc.integer({ min: 300, max: 20_000 }).map((digits) => `0.${"0".repeat(digits)}1`),
+  )
+  .map((number) => `{"name":"a","email":"a@b.io","title":"t","body":"b","n":${number}}`);
 
 const hugeString = fc.oneof(
   fc.integer({ min: 1_000, max: 100_000 }).map((size) => `{"name":"${"x".repeat(size)}"}`),
-  fc.constantFrom(`{"body":"${"é".repeat(600_000)}"}`, `{"a":"${"x".repeat(1_100_000)}"}`, `{"${"k".repeat(50_000)}":1}`),
+  fc.constantFrom(
+    `{"body":"${"é".repeat(600_000)}"}`,
+    `{"a":"${"x".repeat(1_100_000)}"}`,
+    `{"${"k".repeat(50_000)}":1}`,
+  ),
 );
 
 /** Byte sequences no UTF-8 decoder may accept: stray, overlong, surrogate, out-of-range and cut sequences. */
 const badUtf8 = fc
   .tuple(
-    fc.constantFrom([0xff], [0xfe], [0xc0, 0x80], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80]),
+    fc.constantFrom(
+      [0xff],
+      [0xfe],
+      [0xc0, 0x80],
+      [0xe0, 0x80, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe2, 0x82],
+      [0x80],
+    ),
     fc.constantFrom("key", "value"),
   )
   .map(([bad, where]) => {
@@ -101,9 +116,20 @@ const duplicateKeys = fc
     minLength: 2,
     maxLength: 8,
   })
-  .map((pairs) => `{${pairs.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? "null"}`).join(",")},"name":"a","name":"b"}`);
+  .map(
+    (pairs) =>
+      `{${pairs.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? "null"}`).join(",")},` +
+      `"name":"a","name":"b"}`,
+  );
 
-const FORBIDDEN = ['"__proto__"', '"constructor"', '"prototype"', '"\\u005f_proto__"', '"__pro\\u0074o__"', '"constr\\u0075ctor"'];
+const FORBIDDEN = [
+  '"__proto__"',
+  '"constructor"',
+  '"prototype"',
+  '"\\u005f_proto__"',
+  '"__pro\\u0074o__"',
+  '"constr\\u0075ctor"',
+];
 
 /** A JSON tree with a forbidden member name placed at a random depth, in objects and in arrays. */
 const protoAnywhere = fc
@@ -138,10 +164,19 @@ const CONTENT_TYPES = [
 
 /** Odd and repeated Content-Type headers. */
 const oddContentType = fc
-  .tuple(bodyTarget, fc.array(fc.oneof(fc.constantFrom(...CONTENT_TYPES), fc.constant(JSON_TYPE)), { minLength: 0, maxLength: 3 }), valid)
+  .tuple(
+    bodyTarget,
+    fc.array(fc.oneof(fc.constantFrom(...CONTENT_TYPES), fc.constant(JSON_TYPE)), { minLength: 0, maxLength: 3 }),
+    valid,
+  )
   .map(([[method, target], types, body]): HostileInput => ({
     kind: "odd Content-Type",
-    bytes: build(method!, target!, types.map((type) => ["Content-Type", type]), body),
+    bytes: build(
+      method!,
+      target!,
+      types.map((type) => ["Content-Type", type]),
+      body,
+    ),
     framing: "whole",
   }));
 
@@ -173,16 +208,26 @@ const oddLength = fc
   .map(([[method, target], body, [variant]]): HostileInput => {
     const size = Buffer.byteLength(body);
     const type: [string, string] = ["Content-Type", JSON_TYPE];
-    const headers = (extra: Array<[string, string]>, text: string = body, framing: HostileInput["framing"] = "closed") => ({
+    const headers = (
+      extra: Array<[string, string]>,
+      text: string = body,
+      framing: HostileInput["framing"] = "closed",
+    ) => ({
       kind: `Content-Length/Transfer-Encoding ${variant}`,
       bytes: build(method!, target!, [type, ...extra], text),
       framing,
     });
     switch (variant) {
       case "dup-same":
-        return headers([["Content-Length", String(size)], ["Content-Length", String(size)]]);
+        return headers([
+          ["Content-Length", String(size)],
+          ["Content-Length", String(size)],
+        ]);
       case "dup-different":
-        return headers([["Content-Length", String(size)], ["Content-Length", String(size + 1)]]);
+        return headers([
+          ["Content-Length", String(size)],
+          ["Content-Length", String(size + 1)],
+        ]);
       case "nan":
         return headers([["Content-Length", "abc"]]);
       case "negative":
@@ -196,7 +241,10 @@ const oddLength = fc
       case "spaces":
         return headers([["Content-Length", ` ${size} `]]);
       case "both":
-        return headers([["Content-Length", String(size)], ["Transfer-Encoding", "chunked"]]);
+        return headers([
+          ["Content-Length", String(size)],
+          ["Transfer-Encoding", "chunked"],
+        ]);
       case "short":
         return headers([["Content-Length", String(Math.max(0, size - 5))]]);
       case "long":
@@ -210,7 +258,10 @@ const oddLength = fc
       case "chunk-no-end":
         return headers([["Transfer-Encoding", "chunked"]], `${size.toString(16)}\r\n${body}\r\n`);
       case "chunk-ext":
-        return headers([["Transfer-Encoding", "chunked"]], `${size.toString(16)};x=${"y".repeat(5000)}\r\n${body}\r\n0\r\n\r\n`);
+        return headers(
+          [["Transfer-Encoding", "chunked"]],
+          `${size.toString(16)};x=${"y".repeat(5000)}\r\n${body}\r\n0\r\n\r\n`,
+        );
       default:
         return headers([["Content-Length", `${size}, ${size}`]]);
     }
@@ -268,7 +319,17 @@ const oddTarget = fc
 /** Very long, very many and malformed headers. */
 const oddHeaders = fc
   .tuple(
-    fc.constantFrom("long-one", "many", "very-many", "bad-name", "bad-value", "fold", "no-colon", "proto-name", "long-name"),
+    fc.constantFrom(
+      "long-one",
+      "many",
+      "very-many",
+      "bad-name",
+      "bad-value",
+      "fold",
+      "no-colon",
+      "proto-name",
+      "long-name",
+    ),
     fc.integer({ min: 1, max: 40_000 }),
   )
   .map(([variant, size]): HostileInput => {
@@ -278,7 +339,10 @@ const oddHeaders = fc
         headers = [["X-Long", "v".repeat(size)]];
         break;
       case "many":
-        headers = Array.from({ length: Math.min(size, 300) }, (_, index) => [`X-H${index}`, "v".repeat(40)] as [string, string]);
+        headers = Array.from(
+          { length: Math.min(size, 300) },
+          (_, index) => [`X-H${index}`, "v".repeat(40)] as [string, string],
+        );
         break;
       case "very-many":
         headers = Array.from({ length: 2_500 }, (_, index) => [`X${index}`, "v"] as [string, string]);
@@ -296,7 +360,11 @@ const oddHeaders = fc
         headers = [["X-No-Colon-At-All\r\nY", "1"]];
         break;
       case "proto-name":
-        headers = [["__proto__", "x"], ["constructor", "y"], ["Content-Type", "application/json"]];
+        headers = [
+          ["__proto__", "x"],
+          ["constructor", "y"],
+          ["Content-Type", "application/json"],
+        ];
         break;
       default:
         headers = [[`X-${"n".repeat(size)}`, "v"]];
@@ -388,7 +456,8 @@ export class HostileClient {
       if (!/^[\r\n]*$/.test(input.bytes.toString("latin1"))) throw new Error("the connection closed without an answer");
     } else {
       const response = first.response;
-      if (response.status >= 500) throw new Error(`answered ${response.status}: ${response.body.toString("utf8").slice(0, 300)}`);
+      if (response.status >= 500)
+        throw new Error(`answered ${response.status}: ${response.body.toString("utf8").slice(0, 300)}`);
       const problem = checkErrorResponse(response);
       if (problem !== undefined) throw new Error(`answered ${response.status}, but ${problem}`);
       if (response.status >= 400) outcome.code = (JSON.parse(response.body.toString("utf8")) as { code: string }).code;
@@ -486,9 +555,19 @@ export type HostileRunOptions = { url: string; seed: number; inputs: number; con
  * input fast-check found that fails the same way.
  */
 export async function runHostile(options: HostileRunOptions): Promise<HostileStats> {
-  const stats: HostileStats = { inputs: 0, answered: 0, unanswered: 0, connections: 0, byStatus: {}, byKind: {}, unansweredByKind: {}, unansweredSamples: {} };
+  const stats: HostileStats = {
+    inputs: 0,
+    answered: 0,
+    unanswered: 0,
+    connections: 0,
+    byStatus: {},
+    byKind: {},
+    unansweredByKind: {},
+    unansweredSamples: {},
+  };
   const lanes = Array.from({ length: options.concurrency }, (_, lane) => {
-    const runs = Math.floor(options.inputs / options.concurrency) + (lane < options.inputs % options.concurrency ? 1 : 0);
+    const runs =
+      Math.floor(options.inputs / options.concurrency) + (lane < options.inputs % options.concurrency ? 1 : 0);
     return runLane(options, options.seed + lane, runs, stats);
   });
   const results = await Promise.allSettled(lanes);
@@ -504,7 +583,8 @@ async function runLane(options: HostileRunOptions, seed: number, runs: number, s
     const outcome = await client.send(input);
     stats.inputs++;
     stats.byKind[input.kind] = (stats.byKind[input.kind] ?? 0) + 1;
-    const key = outcome.status === undefined ? "closed before answering" : `${outcome.status} ${outcome.code ?? ""}`.trim();
+    const key =
+      outcome.status === undefined ? "closed before answering" : `${outcome.status} ${outcome.code ?? ""}`.trim();
     stats.byStatus[key] = (stats.byStatus[key] ?? 0) + 1;
     if (outcome.status === undefined) {
       stats.unanswered++;

@@ -293,7 +293,8 @@ function checkBody(contentType: string | undefined, text: string): { value: Json
     if (charset !== "utf-8" && charset !== "utf8") return error(415, "UNSUPPORTED_MEDIA_TYPE");
   }
   let blank = true;
-  for (const character of text) if (character !== " " && character !== "\t" && character !== "\n" && character !== "\r") blank = false;
+  for (const character of text)
+    if (character !== " " && character !== "\t" && character !== "\n" && character !== "\r") blank = false;
   if (blank) return error(400, "EMPTY_BODY");
   let value: unknown;
   try {

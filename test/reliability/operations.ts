@@ -25,7 +25,19 @@ const email = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom("grace@example.com", "a@b.io", "x.y+z@sub.example.org", "ü@ex.de") },
   {
     weight: 2,
-    arbitrary: fc.constantFrom("", "plain", "@b.io", "a@b", "a@.io", "a@b..io", "a b@c.io", "a@@b.io", `${"a".repeat(250)}@b.io`, 5, null),
+    arbitrary: fc.constantFrom(
+      "",
+      "plain",
+      "@b.io",
+      "a@b",
+      "a@.io",
+      "a@b..io",
+      "a b@c.io",
+      "a@@b.io",
+      `${"a".repeat(250)}@b.io`,
+      5,
+      null,
+    ),
   },
 );
 const userId = fc.oneof(
@@ -106,21 +118,30 @@ const page = fc.oneof(
         return query === "" ? "" : `?${query}`;
       }),
   },
-  { weight: 1, arbitrary: fc.constantFrom("?limit=-1", "?limit=abc", "?offset=1.5", "?limit=", "?limit=1&limit=1", "?limit=01", "?other=1") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "?limit=-1",
+      "?limit=abc",
+      "?offset=1.5",
+      "?limit=",
+      "?limit=1&limit=1",
+      "?limit=01",
+      "?other=1",
+    ),
+  },
 );
 
 const slash = fc.oneof({ weight: 9, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constant("/") });
 
-function send(
-  method: string,
-  path: fc.Arbitrary<string>,
-  bodies?: fc.Arbitrary<string>,
-): fc.Arbitrary<ModelRequest> {
+function send(method: string, path: fc.Arbitrary<string>, bodies?: fc.Arbitrary<string>): fc.Arbitrary<ModelRequest> {
   if (bodies === undefined) return fc.tuple(path, slash).map(([target, end]) => ({ method, target: target + end }));
   return fc
     .tuple(path, slash, contentType, bodies)
     .map(([target, end, type, text]) =>
-      type === undefined ? { method, target: target + end, body: text } : { method, target: target + end, contentType: type, body: text },
+      type === undefined
+        ? { method, target: target + end, body: text }
+        : { method, target: target + end, contentType: type, body: text },
     );
 }
 
@@ -128,7 +149,8 @@ function send(
 function bodies(required: Record<string, fc.Arbitrary<unknown>>, serverSet: string[], present: number) {
   const members: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, value] of Object.entries(required)) members[name] = member(value, present);
-  for (const name of serverSet) members[name] = member(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constant("2020-01-01T00:00:00.000Z")), 1);
+  for (const name of serverSet)
+    members[name] = member(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constant("2020-01-01T00:00:00.000Z")), 1);
   return body(members);
 }
 
@@ -168,12 +190,24 @@ export const operation: fc.Arbitrary<ModelRequest> = fc.oneof(
   { weight: 2, arbitrary: send("PUT", item("posts"), postUpdate) },
   { weight: 1, arbitrary: send("DELETE", item("posts")) },
   { weight: 7, arbitrary: send("POST", under("posts", "comments"), childCreate("postId")) },
-  { weight: 2, arbitrary: send("GET", fc.tuple(under("posts", "comments"), page).map(([path, query]) => path + query)) },
+  {
+    weight: 2,
+    arbitrary: send(
+      "GET",
+      fc.tuple(under("posts", "comments"), page).map(([path, query]) => path + query),
+    ),
+  },
   { weight: 1, arbitrary: send("GET", item("comments")) },
   { weight: 2, arbitrary: send("PUT", item("comments"), childUpdate("postId")) },
   { weight: 1, arbitrary: send("DELETE", item("comments")) },
   { weight: 8, arbitrary: send("POST", under("comments", "replies"), childCreate("commentId")) },
-  { weight: 2, arbitrary: send("GET", fc.tuple(under("comments", "replies"), page).map(([path, query]) => path + query)) },
+  {
+    weight: 2,
+    arbitrary: send(
+      "GET",
+      fc.tuple(under("comments", "replies"), page).map(([path, query]) => path + query),
+    ),
+  },
   { weight: 1, arbitrary: send("GET", item("replies")) },
   { weight: 2, arbitrary: send("PUT", item("replies"), childUpdate("commentId")) },
   { weight: 1, arbitrary: send("DELETE", item("replies")) },
@@ -182,8 +216,20 @@ export const operation: fc.Arbitrary<ModelRequest> = fc.oneof(
     arbitrary: fc
       .tuple(
         fc.constantFrom("PATCH", "OPTIONS", "HEAD", "DELETE", "POST", "PUT"),
-        fc.constantFrom("/users", "/posts", "/users/1", "/posts/1/comments", "/comments/1", "/replies/2", "/comments",
-          "/Users", "/users//", "/users/1/replies", "/posts/x/comments", "/replies/1/replies"),
+        fc.constantFrom(
+          "/users",
+          "/posts",
+          "/users/1",
+          "/posts/1/comments",
+          "/comments/1",
+          "/replies/2",
+          "/comments",
+          "/Users",
+          "/users//",
+          "/users/1/replies",
+          "/posts/x/comments",
+          "/replies/1/replies",
+        ),
       )
       .map(([method, target]) => ({ method, target })),
   },
@@ -203,7 +249,11 @@ function perform(url: string, agent: Agent, request: ModelRequest): Promise<Actu
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString("utf8") }),
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
       );
       response.on("error", reject);
     });
@@ -216,51 +266,73 @@ function perform(url: string, agent: Agent, request: ModelRequest): Promise<Actu
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Says how the server's answer differs from the model's, or nothing when they agree. */
-function compare(model: ApiModel, expected: Expected, actual: Actual, head: boolean, window: [number, number]): string | undefined {
-  if (actual.status !== expected.status) return `status ${actual.status}, model says ${expected.status}: ${actual.text.slice(0, 300)}`;
+function compare(
+  model: ApiModel,
+  expected: Expected,
+  actual: Actual,
+  head: boolean,
+  window: [number, number],
+): string | undefined {
+  if (actual.status !== expected.status)
+    return `status ${actual.status}, model says ${expected.status}: ${actual.text.slice(0, 300)}`;
   const empty = expected.status === 204 || head;
   if (empty) {
     if (actual.text !== "") return `expected no body, got ${actual.text.slice(0, 200)}`;
   } else {
-    if (actual.headers["content-type"] !== "application/json; charset=utf-8") return `Content-Type ${String(actual.headers["content-type"])}`;
-    if (actual.headers["content-length"] !== String(Buffer.byteLength(actual.text))) return "Content-Length disagrees with the body";
+    if (actual.headers["content-type"] !== "application/json; charset=utf-8")
+      return `Content-Type ${String(actual.headers["content-type"])}`;
+    if (actual.headers["content-length"] !== String(Buffer.byteLength(actual.text)))
+      return "Content-Length disagrees with the body";
   }
   const allow = expected.allow;
-  if (allow !== undefined && actual.headers["allow"] !== allow) return `Allow ${String(actual.headers["allow"])}, model says ${allow}`;
+  if (allow !== undefined && actual.headers["allow"] !== allow)
+    return `Allow ${String(actual.headers["allow"])}, model says ${allow}`;
   if (expected.kind === "error") {
     if (head) return undefined;
-    const body = JSON.parse(actual.text) as { code?: unknown; message?: unknown; errors?: Array<{ path: string; message: string }> };
+    const body = JSON.parse(actual.text) as {
+      code?: unknown;
+      message?: unknown;
+      errors?: Array<{ path: string; message: string }>;
+    };
     if (body.code !== expected.code) return `code ${String(body.code)}, model says ${expected.code}`;
     if (typeof body.message !== "string" || body.message === "") return "the error has no message";
-    if (expected.message !== undefined && body.message !== expected.message) return `message "${body.message}", model says "${expected.message}"`;
+    if (expected.message !== undefined && body.message !== expected.message)
+      return `message "${body.message}", model says "${expected.message}"`;
     const paths = body.errors?.map((entry) => entry.path).sort();
-    if (!isDeepStrictEqual(paths, expected.errorPaths)) return `errors ${JSON.stringify(body.errors)}, model lists ${JSON.stringify(expected.errorPaths)}`;
-    if (body.errors?.some((entry) => typeof entry.message !== "string" || entry.message === "")) return "an error entry has no message";
+    if (!isDeepStrictEqual(paths, expected.errorPaths))
+      return `errors ${JSON.stringify(body.errors)}, model lists ${JSON.stringify(expected.errorPaths)}`;
+    if (body.errors?.some((entry) => typeof entry.message !== "string" || entry.message === ""))
+      return "an error entry has no message";
     return undefined;
   }
-  if (expected.location !== actual.headers["location"]) return `Location ${String(actual.headers["location"])}, model says ${String(expected.location)}`;
+  if (expected.location !== actual.headers["location"])
+    return `Location ${String(actual.headers["location"])}, model says ${String(expected.location)}`;
   const total = expected.totalCount === undefined ? undefined : String(expected.totalCount);
-  if (total !== actual.headers["x-total-count"]) return `X-Total-Count ${String(actual.headers["x-total-count"])}, model says ${String(total)}`;
+  if (total !== actual.headers["x-total-count"])
+    return `X-Total-Count ${String(actual.headers["x-total-count"])}, model says ${String(total)}`;
   if (empty) return undefined;
   const body = JSON.parse(actual.text) as Record<string, unknown>;
   if (expected.created !== undefined) {
     // createdAt is the server's clock: checked for shape and time, then taken into the model.
     const at = body.createdAt;
-    if (typeof at !== "string" || !ISO_UTC.test(at)) return `createdAt ${JSON.stringify(at)} is not an ISO 8601 UTC time`;
+    if (typeof at !== "string" || !ISO_UTC.test(at))
+      return `createdAt ${JSON.stringify(at)} is not an ISO 8601 UTC time`;
     const time = Date.parse(at);
     if (time < window[0] || time > window[1]) return `createdAt ${at} is outside the request's time`;
     model.stamp(expected.created, at);
   }
   // Through JSON, as the server's answer went: -0 is written 0.
   const wanted: unknown = JSON.parse(JSON.stringify(expected.body));
-  if (!isDeepStrictEqual(body, wanted)) return `body ${actual.text.slice(0, 400)}, model says ${JSON.stringify(wanted).slice(0, 400)}`;
+  if (!isDeepStrictEqual(body, wanted))
+    return `body ${actual.text.slice(0, 400)}, model says ${JSON.stringify(wanted).slice(0, 400)}`;
   return undefined;
 }
 
 /** A request as one line: method, target, media type and body. */
 export function describeRequest(request: ModelRequest): string {
   const type = request.contentType === undefined ? "" : ` [${request.contentType}]`;
-  const text = request.body === undefined ? "" : ` ${request.body.length > 200 ? `${request.body.slice(0, 200)}…` : request.body}`;
+  const body = request.body ?? "";
+  const text = request.body === undefined ? "" : ` ${body.length > 200 ? `${body.slice(0, 200)}…` : body}`;
   return `${request.method} ${request.target}${type}${text}`;
 }
 
@@ -289,11 +361,20 @@ export async function runSequence(requests: readonly ModelRequest[], stats: Mode
       await check(request, step + 1);
     }
     // The whole state, read back at the end: nothing the model holds is missing and nothing more is there.
-    const finals: ModelRequest[] = [{ method: "GET", target: "/users" }, { method: "GET", target: "/posts" }];
+    const finals: ModelRequest[] = [
+      { method: "GET", target: "/users" },
+      { method: "GET", target: "/posts" },
+    ];
     for (const post of model.posts) finals.push({ method: "GET", target: `/posts/${String(post.id)}/comments` });
-    for (const comment of model.comments) finals.push({ method: "GET", target: `/comments/${String(comment.id)}/replies` });
+    for (const comment of model.comments)
+      finals.push({ method: "GET", target: `/comments/${String(comment.id)}/replies` });
     // Every id ever given, one by one: a record a cascade should have taken is found here.
-    const given: Array<[string, number]> = [["users", 12], ["posts", model.lastPostId], ["comments", model.lastCommentId], ["replies", model.lastReplyId]];
+    const given: Array<[string, number]> = [
+      ["users", 12],
+      ["posts", model.lastPostId],
+      ["comments", model.lastCommentId],
+      ["replies", model.lastReplyId],
+    ];
     for (const [collection, last] of given) {
       for (let id = 1; id <= last; id++) finals.push({ method: "GET", target: `/${collection}/${id}` });
     }
@@ -313,8 +394,9 @@ export type ModelRunOptions = { seed: number; runs: number; maxSteps: number };
  */
 export async function runModel(options: ModelRunOptions): Promise<ModelStats> {
   const stats: ModelStats = { sequences: 0, steps: 0 };
-  const property = fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: options.maxSteps, size: "max" }), (requests) =>
-    runSequence(requests, stats),
+  const property = fc.asyncProperty(
+    fc.array(operation, { minLength: 1, maxLength: options.maxSteps, size: "max" }),
+    (requests) => runSequence(requests, stats),
   );
   const result = await fc.check(property, { seed: options.seed, numRuns: options.runs });
   if (result.failed) {
@@ -323,7 +405,8 @@ export async function runModel(options: ModelRunOptions): Promise<ModelStats> {
     const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
     throw new Error(
       `The server and the model disagree (seed ${options.seed}, path "${result.counterexamplePath ?? ""}", ` +
-        `shrunk ${result.numShrinks} times).\nShortest sequence, ${shortest.length} requests:\n${lines.join("\n")}\n${cause}`,
+        `shrunk ${result.numShrinks} times).\n` +
+        `Shortest sequence, ${shortest.length} requests:\n${lines.join("\n")}\n${cause}`,
     );
   }
   return stats;

@@ -53,7 +53,10 @@ const REQUESTS: Array<{ parts: string[]; ok: number }> = [
   { parts: [`POST /users HTTP/1.1\r\n${JSON_HEADERS}Content-Length: ${USER.length}\r\n\r\n${USER}`], ok: 201 },
   { parts: ["GET /users?limit=5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"], ok: 200 },
   { parts: [`PUT /users/2 HTTP/1.1\r\n${JSON_HEADERS}Content-Length: ${USER.length}\r\n\r\n`, USER], ok: 200 },
-  { parts: [`POST /posts HTTP/1.1\r\n${JSON_HEADERS}Content-Length: 25\r\n\r\n`, '{"title":"t","body":"b"}\n'], ok: 201 },
+  {
+    parts: [`POST /posts HTTP/1.1\r\n${JSON_HEADERS}Content-Length: 25\r\n\r\n`, '{"title":"t","body":"b"}\n'],
+    ok: 201,
+  },
   // Headers in two parts: a connection caught half-way through them at SIGTERM is not idle,
   // so its request is read whole and answered, with 503.
   { parts: ["GET /users/2 HTTP/1.1\r\nHost: 127.0.0.1\r\n", "Accept: application/json\r\n\r\n"], ok: 200 },
@@ -128,10 +131,14 @@ async function runClient(url: string, index: number, report: ShutdownReport, onA
     }
     // Resets are expected and classified below; none may go unhandled.
     socket.on("error", () => undefined);
-    for (let open = true; open; ) {
+    for (let open = true; open;) {
       const requests = Array.from({ length: batch }, () => REQUESTS[turn++ % REQUESTS.length]!);
       report.requests += batch;
-      const outcome = await ask(socket, requests.map((request) => request.parts), { count: batch, pause });
+      const outcome = await ask(
+        socket,
+        requests.map((request) => request.parts),
+        { count: batch, pause },
+      );
       for (const [position, response] of outcome.responses.entries()) {
         const request = requests[position]!;
         const close = response.headers["connection"] === "close";
@@ -140,7 +147,8 @@ async function runClient(url: string, index: number, report: ShutdownReport, onA
           onAnswer();
         } else if (response.status === 503) {
           const code = (JSON.parse(response.body.toString("utf8")) as { code?: string }).code;
-          if (!close || code !== "SHUTTING_DOWN") report.failures.push(`a 503 came without Connection: close, or with ${code}`);
+          if (!close || code !== "SHUTTING_DOWN")
+            report.failures.push(`a 503 came without Connection: close, or with ${code}`);
           else report.refusedWith503++;
         } else {
           const line = request.parts[0]!.split("\r\n")[0];
@@ -160,7 +168,10 @@ async function runClient(url: string, index: number, report: ShutdownReport, onA
 
 type Outcome = { responses: WireResponse[]; partial: number };
 
-/** Sends requests at once (the last one's rest after `pause` ms) and reads `count` answers, or as many as came before the connection ended. */
+/**
+ * Sends requests at once (the last one's rest after `pause` ms) and reads `count`
+ * answers, or as many as came before the connection ended.
+ */
 function ask(socket: Socket, requests: string[][], options: { count: number; pause: number }): Promise<Outcome> {
   const { count, pause } = options;
   return new Promise((resolve) => {

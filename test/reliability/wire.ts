@@ -142,7 +142,8 @@ export function checkErrorResponse(response: WireResponse): string | undefined {
   if (response.headers["content-type"] !== "application/json; charset=utf-8") {
     return `Content-Type was ${response.headers["content-type"]}`;
   }
-  if (Number(response.headers["content-length"]) !== response.body.length) return "Content-Length disagrees with the body";
+  if (Number(response.headers["content-length"]) !== response.body.length)
+    return "Content-Length disagrees with the body";
   let body: unknown;
   try {
     body = JSON.parse(response.body.toString("utf8"));
@@ -151,7 +152,8 @@ export function checkErrorResponse(response: WireResponse): string | undefined {
   }
   if (response.status < 400) return undefined;
   const code = (body as { code?: unknown }).code;
-  if (typeof code !== "string" || !Object.hasOwn(ERROR_CATALOGUE, code)) return `code ${String(code)} is not catalogued`;
+  if (typeof code !== "string" || !Object.hasOwn(ERROR_CATALOGUE, code))
+    return `code ${String(code)} is not catalogued`;
   const entry = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE];
   if (entry.status !== response.status) return `code ${code} came with ${response.status}, not ${entry.status}`;
   if (typeof (body as { message?: unknown }).message !== "string") return "the error has no message";
