@@ -386,7 +386,13 @@ export async function runSequence(requests: readonly ModelRequest[], stats: Mode
 }
 
 /** Options of runModel. */
-export type ModelRunOptions = { seed: number; runs: number; maxSteps: number };
+export type ModelRunOptions = {
+  seed: number;
+  runs: number;
+  maxSteps: number;
+  /** A counterexample path printed by a failed run: with its seed, replays only the shortest sequence. */
+  path?: string;
+};
 
 /**
  * Runs `runs` random sequences from `seed`. On a difference, fast-check shrinks the
@@ -398,13 +404,18 @@ export async function runModel(options: ModelRunOptions): Promise<ModelStats> {
     fc.array(operation, { minLength: 1, maxLength: options.maxSteps, size: "max" }),
     (requests) => runSequence(requests, stats),
   );
-  const result = await fc.check(property, { seed: options.seed, numRuns: options.runs });
+  const result = await fc.check(property, {
+    seed: options.seed,
+    numRuns: options.runs,
+    ...(options.path === undefined ? {} : { path: options.path }),
+  });
   if (result.failed) {
     const shortest = result.counterexample?.[0] ?? [];
     const lines = shortest.map((request, index) => `  ${index + 1}. ${describeRequest(request)}`);
     const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
     throw new Error(
-      `The server and the model disagree (seed ${options.seed}, path "${result.counterexamplePath ?? ""}", ` +
+      `The server and the model disagree (replay with RELIABILITY_SEED=${options.seed} ` +
+        `RELIABILITY_PATH="${result.counterexamplePath ?? ""}"; ` +
         `shrunk ${result.numShrinks} times).\n` +
         `Shortest sequence, ${shortest.length} requests:\n${lines.join("\n")}\n${cause}`,
     );
