@@ -3,13 +3,7 @@ import { once } from "node:events";
 import { availableParallelism, cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
-import { startServer } from "../src/server.ts";
-import { addLargeUsers, runFaults } from "../test/reliability/faults.ts";
-import { runHostile } from "../test/reliability/hostile.ts";
-import { runModel } from "../test/reliability/operations.ts";
-import { ConnectionCounter, measure, megabytes } from "../test/reliability/resources.ts";
 import { readSeed } from "../test/reliability/seed.ts";
-import { RUNTIMES, shutdownUnderLoad } from "../test/reliability/shutdown.ts";
 
 const { values } = parseArgs({
   options: {
@@ -47,7 +41,9 @@ async function part(name: string, run: () => Promise<void>): Promise<void> {
   console.log(`(${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
 
+// Each part loads its own code, so a part run alone (--only faults) measures a process holding nothing else.
 await part("model", async () => {
+  const { runModel } = await import("../test/reliability/operations.ts");
   // Rounds of 500 sequences, each from its own seed, until the steps are reached.
   const target = count("steps");
   const total = { sequences: 0, steps: 0 };
@@ -60,6 +56,7 @@ await part("model", async () => {
 });
 
 await part("hostile", async () => {
+  const { runHostile } = await import("../test/reliability/hostile.ts");
   // A thread does not inherit the TypeScript loader, so the worker registers it before it loads the server.
   const entry = JSON.stringify(new URL("./reliability-server.ts", import.meta.url).href);
   const worker = new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${entry}); });`, {
@@ -99,6 +96,9 @@ await part("hostile", async () => {
 });
 
 await part("faults", async () => {
+  const { startServer } = await import("../src/server.ts");
+  const { addLargeUsers, runFaults } = await import("../test/reliability/faults.ts");
+  const { ConnectionCounter, measure, megabytes } = await import("../test/reliability/resources.ts");
   const server = await startServer();
   const counter = new ConnectionCounter(server.server);
   await addLargeUsers(server.url, 24);
@@ -126,6 +126,7 @@ await part("faults", async () => {
 });
 
 await part("shutdown", async () => {
+  const { RUNTIMES, shutdownUnderLoad } = await import("../test/reliability/shutdown.ts");
   for (const runtime of values.runtimes.split(",")) {
     const start = RUNTIMES[runtime];
     if (start === undefined) throw new RangeError(`unknown runtime ${runtime}`);

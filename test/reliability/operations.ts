@@ -20,7 +20,12 @@ const pathId = fc.oneof({ weight: 12, arbitrary: goodId }, { weight: 1, arbitrar
 const anyValue = fc.jsonValue({ maxDepth: 2 });
 const nonEmpty = fc.constantFrom("Grace Hopper", "x", "Ünïcødé ✓", "tab\tinside", "a".repeat(300));
 const notNonEmpty = fc.constantFrom<unknown>("", "   ", "\t\n", null, 0, true, [], {});
-const text = fc.oneof({ weight: 12, arbitrary: nonEmpty }, { weight: 1, arbitrary: notNonEmpty });
+const text = fc.oneof(
+  { weight: 12, arbitrary: nonEmpty },
+  { weight: 1, arbitrary: notNonEmpty },
+  // Any characters, white space of every kind included.
+  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 4 }) },
+);
 const email = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom("grace@example.com", "a@b.io", "x.y+z@sub.example.org", "ü@ex.de") },
   {
@@ -38,6 +43,13 @@ const email = fc.oneof(
       5,
       null,
     ),
+  },
+  // Random text around an "@", with dots: the address rule tried at its edges.
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.string({ unit: "binary", maxLength: 3 }), fc.constantFrom("@", "@@", ""), fc.string({ maxLength: 3 }))
+      .map(([local, at, domain]) => `${local}${at}${domain}.${domain}`),
   },
 );
 const userId = fc.oneof(
