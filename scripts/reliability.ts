@@ -97,13 +97,13 @@ await part("hostile", async () => {
 
 await part("faults", async () => {
   const { startServer } = await import("../src/server.ts");
-  const { addLargeUsers, runFaults } = await import("../test/reliability/faults.ts");
+  const { addLargeUsers, runFaults, settle } = await import("../test/reliability/faults.ts");
   const { ConnectionCounter, measure, megabytes } = await import("../test/reliability/resources.ts");
   const server = await startServer();
   const counter = new ConnectionCounter(server.server);
   await addLargeUsers(server.url, 24);
   await runFaults(server.url, { seed: seed + 1, connections: 1_000, concurrency: 16, big: "/users" });
-  await counter.idle();
+  await settle(server.url, counter);
   const before = measure();
   const stats = await runFaults(server.url, {
     seed,
@@ -111,7 +111,7 @@ await part("faults", async () => {
     concurrency: 16,
     big: "/users",
   });
-  await counter.idle();
+  await settle(server.url, counter);
   const after = measure();
   await server.close();
   console.log(`${stats.connections} connections: ${JSON.stringify(stats.byFault)}`);

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startServer } from "../../src/server.ts";
-import { addLargeUsers, runFaults } from "./faults.ts";
+import { addLargeUsers, runFaults, settle } from "./faults.ts";
 import { ConnectionCounter, measure, megabytes } from "./resources.ts";
 import { readSeed } from "./seed.ts";
 import { dial, exchange } from "./wire.ts";
@@ -18,11 +18,11 @@ test("after 2,000 faulty connections the server holds no leaked socket, handle o
   t.diagnostic(`seed ${seed} (replay with RELIABILITY_SEED=${seed})`);
   // A first round warms up what is made once (parsers, buffers), so the reading after is fair.
   await runFaults(server.url, { seed: seed + 1, connections: 300, concurrency: 8, big: "/users" });
-  await counter.idle();
+  await settle(server.url, counter);
   const before = measure();
 
   const stats = await runFaults(server.url, { seed, connections: 2_000, concurrency: 8, big: "/users" });
-  await counter.idle();
+  await settle(server.url, counter);
   const after = measure();
 
   t.diagnostic(`${JSON.stringify(stats.byFault)}`);

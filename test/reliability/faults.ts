@@ -218,6 +218,21 @@ export async function addLargeUsers(url: string, count: number): Promise<void> {
   }
 }
 
+/**
+ * Waits until the server has taken in every connection the faults opened and closed
+ * them all. A client can leave before the server accepts its connection; connections
+ * are accepted in order, so once one opened now is answered, every earlier one is in.
+ */
+export async function settle(url: string, counter: { idle: () => Promise<void> }): Promise<void> {
+  const socket = await dial(url);
+  const answered = responses(socket, 1);
+  socket.write(`GET /healthz HTTP/1.1\r\n${HOST}Connection: close\r\n\r\n`);
+  const [response] = await answered;
+  await hangUp(socket);
+  if (response?.status !== 200) throw new Error(`GET /healthz -> ${response?.status ?? "no answer"}`);
+  await counter.idle();
+}
+
 /** Figures of a fault run. */
 export type FaultStats = { connections: number; byFault: Record<string, number> };
 
