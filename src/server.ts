@@ -120,8 +120,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const error = new HttpError("EXPECTATION_FAILED", `Expect: ${expectation} is not supported; send Expect: 100-continue or none`);
     send(response, error.toReply(), { close: true });
   });
-  server.on("connect", (_request: IncomingMessage, socket: Duplex) => {
-    socket.end(rawErrorResponse("BAD_REQUEST", "CONNECT is not supported; this server is not a proxy"));
+  // This API is not a proxy: CONNECT gets a 404 like any unknown target.
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    const message = `No route for CONNECT ${clip(request.url ?? "")}`;
+    socket.end(rawErrorResponse("ROUTE_NOT_FOUND", message), () => socket.destroy());
   });
 
   await listen(server, port, host);

@@ -1,4 +1,4 @@
-// Black-box tests of HTTP/1.1 itself: pipelining order, Expect, CONNECT, absolute-form targets, encodings.
+// Black-box tests of HTTP/1.1 itself: pipelining order, Expect, absolute-form targets, encodings.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { call } from "../support/http.ts";
@@ -58,18 +58,6 @@ test("any other Expect -> 417 EXPECTATION_FAILED as JSON, with Connection: close
   assert.deepEqual(JSON.parse(response.body), {
     message: "Expect: foo is not supported; send Expect: 100-continue or none",
     code: "EXPECTATION_FAILED",
-  });
-  assert.equal((await call(`${url}/healthz`)).status, 200);
-});
-
-test("CONNECT -> 400 BAD_REQUEST as JSON: this server is not a proxy", async (t) => {
-  const url = await fresh(t);
-  const response = await rawRequest(url, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
-  assert.equal(response.status, 400);
-  assert.equal(response.headers["content-type"], "application/json; charset=utf-8");
-  assert.deepEqual(JSON.parse(response.body), {
-    message: "CONNECT is not supported; this server is not a proxy",
-    code: "BAD_REQUEST",
   });
   assert.equal((await call(`${url}/healthz`)).status, 200);
 });

@@ -103,6 +103,16 @@ test("an unknown method on a known path -> 405 with Allow", async () => {
   assert.equal(JSON.parse(response.body).code, "METHOD_NOT_ALLOWED");
 });
 
+test("CONNECT 127.0.0.1:1 -> 404 ROUTE_NOT_FOUND as JSON, the connection closes, and the server serves on", async () => {
+  // node:http drops a CONNECT unanswered unless the server listens for it.
+  const response = await rawRequest(url, "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n");
+  assert.equal(response.status, 404);
+  assert.equal(response.headers["content-type"], "application/json; charset=utf-8");
+  assert.equal(response.headers.connection, "close");
+  assert.deepEqual(JSON.parse(response.body), { message: "No route for CONNECT 127.0.0.1:1", code: "ROUTE_NOT_FOUND" });
+  assert.equal((await call(`${url}/healthz`)).status, 200);
+});
+
 for (const [path, allow] of [
   ["/users", "GET, HEAD, POST, OPTIONS"],
   ["/users/1", "GET, HEAD, PUT, DELETE, OPTIONS"],
