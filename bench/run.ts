@@ -1,0 +1,474 @@
+// Benchmark: this server's dist/ against bare node:http, Fastify, Hono and Express 5, interleaved round after round.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+
+const QUICK = process.argv.includes("--quick");
+
+/** How long each part runs; --quick is a smoke check, not a measurement. */
+const PLAN = QUICK
+  ? { rounds: 1, seconds: 1, warmup: 0, otherComments: 20_000, sizes: [10, 1_000], scaleSeconds: 1, scaleRounds: 1 }
+  : { rounds: 3, seconds: 5, warmup: 1, otherComments: 200_000, sizes: [10, 1_000, 100_000], scaleSeconds: 2, scaleRounds: 3 };
+
+const CONNECTIONS = 50;
+// A list of 100,000 records is several MB of JSON: fewer connections, so the queue
+// in front of a slow answer does not turn every request into a timeout.
+const SCALE_CONNECTIONS = 10;
+const SERVER_CORE = "0";
+const LOAD_CORE = "1";
+const LIST_COMMENTS = 50;
+const COMMENTS_PER_OTHER_POST = 100;
+const JSON_TYPE = "application/json; charset=utf-8";
+const NEW_USER = { name: "Grace Hopper", email: "grace@example.com" };
+
+/** A server under test: what runs it, and whether it can hold seed data from its environment. */
+type Peer = { key: string; name: string; file: string; seedsOverHttp: boolean };
+
+const PEERS: Peer[] = [
+  { key: "bare", name: "bare node:http", file: "bench/peers/bare.mjs", seedsOverHttp: false },
+  { key: "ours", name: "this server (dist/)", file: "dist/main.js", seedsOverHttp: true },
+  { key: "fastify", name: "Fastify", file: "bench/peers/fastify.mjs", seedsOverHttp: false },
+  { key: "hono", name: "Hono + @hono/node-server", file: "bench/peers/hono.mjs", seedsOverHttp: false },
+  { key: "express", name: "Express 5", file: "bench/peers/express.mjs", seedsOverHttp: false },
+];
+
+/** One request as wrk sends it. */
+type Call = { method: string; path: string; body?: unknown };
+
+/** One workload: the requests wrk sends in turn on each connection. */
+type Workload = { name: string; calls: Call[] };
+
+const WORKLOADS: Workload[] = [
+  { name: "GET /users/1", calls: [{ method: "GET", path: "/users/1" }] },
+  { name: "GET /users", calls: [{ method: "GET", path: "/users" }] },
+  { name: "GET /users/999999 (404)", calls: [{ method: "GET", path: "/users/999999" }] },
+  { name: "GET /posts/1/comments", calls: [{ method: "GET", path: "/posts/1/comments" }] },
+  {
+    // No GET /users here: the creates would make that list grow during the run.
+    name: "mix",
+    calls: [
+      { method: "GET", path: "/users/1" },
+      { method: "GET", path: "/users/2" },
+      { method: "GET", path: "/posts/1/comments" },
+      { method: "GET", path: "/users/999999" },
+      { method: "POST", path: "/users", body: NEW_USER },
+    ],
+  },
+  // Last, because every create adds a user to what the other workloads would read.
+  { name: "POST /users", calls: [{ method: "POST", path: "/users", body: NEW_USER }] },
+];
+
+/** A running server: its base URL, its process id (for its memory), and how to stop it. */
+type Running = { url: string; pid: number; stop: () => Promise<void> };
+
+/** Starts a file with node on the server core and resolves once it prints the address it listens on. */
+async function start(file: string, env: Record<string, string> = {}): Promise<Running> {
+  const child: ChildProcess = spawn("taskset", ["-c", SERVER_CORE, process.execPath, file], {
+    env: { ...process.env, PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${file} exited with ${code} before listening`)));
+    lines.on("line", (line) => {
+      const found = /Listening on (http:\/\/\S+)/.exec(line);
+      if (found) resolve(found[1]!);
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    url,
+    pid: child.pid!,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** Runs a node script on the load core and returns what it printed. */
+function onLoadCore(command: string, args: string[]): string {
+  return execFileSync("taskset", ["-c", LOAD_CORE, command, ...args], { encoding: "utf8", maxBuffer: 1 << 24 });
+}
+
+/** Sends exactly `amount` copies of one request (path `{n}` cycles over `cycle`), many at a time. */
+function create(url: string, path: string, body: unknown, amount: number, cycle?: { from: number; count: number }) {
+  if (amount <= 0) return;
+  const spec = {
+    url,
+    connections: 20,
+    pipelining: 1,
+    amount,
+    requests: [{ method: "POST", path, headers: { "content-type": "application/json" }, body: JSON.stringify(body), cycle }],
+  };
+  const result = JSON.parse(onLoadCore(process.execPath, ["bench/create.mjs", JSON.stringify(spec)])) as {
+    statuses: Record<string, number>;
+  };
+  if (result.statuses["201"] !== amount) throw new Error(`Creating ${path}: ${JSON.stringify(result.statuses)}`);
+}
+
+/** Gives the server under test the same posts and comments the peers build at start-up (see peers/data.mjs). */
+async function seedComments(url: string, otherComments: number): Promise<void> {
+  await call(url, { method: "POST", path: "/posts", body: { title: "t", body: "b" } });
+  // Post 1's comments come first and one at a time, so they get ids 1..50 as on every peer.
+  for (let i = 0; i < LIST_COMMENTS; i++) {
+    await call(url, { method: "POST", path: "/posts/1/comments", body: { body: `comment ${i}` } });
+  }
+  const otherPosts = Math.ceil(otherComments / COMMENTS_PER_OTHER_POST);
+  create(url, "/posts", { title: "t", body: "b" }, otherPosts);
+  create(url, "/posts/{n}/comments", { body: "other" }, otherComments, { from: 2, count: otherPosts });
+}
+
+/** An answer as the verification compares it. */
+type Answer = { status: number; headers: Record<string, string>; text: string };
+
+// Set by node:http itself on every answer, the same for every peer.
+const TRANSPORT_HEADERS = new Set(["date", "connection", "keep-alive"]);
+
+async function call(url: string, request: Call): Promise<Answer> {
+  const response = await fetch(`${url}${request.path}`, {
+    method: request.method,
+    headers: request.body === undefined ? {} : { "content-type": "application/json" },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+  });
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!TRANSPORT_HEADERS.has(name)) headers[name] = value;
+  });
+  return { status: response.status, headers, text: await response.text() };
+}
+
+/** What every peer, and this server, must answer before it is measured. */
+function expectedAnswers(): Array<{ request: Call; status: number; body: unknown; headers: Record<string, string> }> {
+  const users = [
+    { id: 1, name: "Ada Lovelace", email: "ada@example.com" },
+    { id: 2, name: "Alan Turing", email: "alan@example.com" },
+  ];
+  const comments = Array.from({ length: LIST_COMMENTS }, (_, i) => ({
+    id: i + 1,
+    postId: 1,
+    body: `comment ${i}`,
+    createdAt: "<timestamp>",
+  }));
+  return [
+    { request: { method: "GET", path: "/users/1" }, status: 200, body: users[0], headers: {} },
+    { request: { method: "GET", path: "/users" }, status: 200, body: users, headers: { "x-total-count": "2" } },
+    {
+      request: { method: "GET", path: "/users/999999" },
+      status: 404,
+      body: { message: "User not found", code: "USER_NOT_FOUND" },
+      headers: {},
+    },
+    {
+      request: { method: "GET", path: "/posts/1/comments" },
+      status: 200,
+      body: comments,
+      headers: { "x-total-count": String(LIST_COMMENTS) },
+    },
+    {
+      request: { method: "POST", path: "/users", body: NEW_USER },
+      status: 201,
+      body: { id: 3, ...NEW_USER },
+      headers: { location: "/users/3" },
+    },
+  ];
+}
+
+/**
+ * Checks that a server answers the measured requests with the same status, body and
+ * headers as every other; a peer that answered differently would make the race meaningless.
+ */
+async function verify(peer: Peer, url: string): Promise<void> {
+  for (const expected of expectedAnswers()) {
+    const answer = await call(url, expected.request);
+    const text = JSON.stringify(expected.body);
+    const length = String(Buffer.byteLength(answer.text));
+    const headers = { ...expected.headers, "content-type": JSON_TYPE, "content-length": length };
+    // Timestamps differ between runs; their place and format are what must agree.
+    const got = answer.text.replace(/"createdAt":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"createdAt":"<timestamp>"');
+    const sameHeaders = JSON.stringify(sortKeys(answer.headers)) === JSON.stringify(sortKeys(headers));
+    if (answer.status !== expected.status || got !== text || !sameHeaders) {
+      throw new Error(
+        `${peer.name} answers ${expected.request.method} ${expected.request.path} differently:\n` +
+          `  got ${answer.status} ${JSON.stringify(answer.headers)} ${answer.text.slice(0, 200)}\n` +
+          `  want ${expected.status} ${JSON.stringify(headers)} ${text.slice(0, 200)}`,
+      );
+    }
+  }
+}
+
+function sortKeys(record: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const scripts = mkdtempSync(join(tmpdir(), "bench-wrk-"));
+
+/** A wrk Lua script that sends the workload's requests in turn and prints its figures as JSON. */
+function wrkScript(calls: Call[]): string {
+  const requests = calls.map((c) => {
+    const headers = c.body === undefined ? "{}" : '{["Content-Type"] = "application/json"}';
+    const body = c.body === undefined ? "nil" : JSON.stringify(JSON.stringify(c.body));
+    return `wrk.format(${JSON.stringify(c.method)}, ${JSON.stringify(c.path)}, ${headers}, ${body})`;
+  });
+  const file = join(scripts, `workload-${Math.random().toString(36).slice(2)}.lua`);
+  writeFileSync(
+    file,
+    `-- Built in init, once wrk knows the Host header every request must carry.
+local requests
+function init(args)
+  requests = {${requests.join(", ")}}
+end
+local i = 0
+function request()
+  i = i % #requests + 1
+  return requests[i]
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('{"requests":%d,"micros":%d,"p99":%d,"p50":%d,"status":%d,"socket":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(99), latency:percentile(50), e.status,
+    e.connect + e.read + e.write + e.timeout))
+end
+`,
+  );
+  return file;
+}
+
+/** One measurement: requests per second and latencies in milliseconds. */
+type Figures = { rps: number; p99: number; p50: number };
+
+/** Runs wrk on the load core for `seconds` and reads its figures; any socket error or unexpected status fails. */
+function measure(
+  url: string,
+  script: string,
+  seconds: number,
+  options: { connections: number; non2xx: boolean },
+): Figures {
+  const output = onLoadCore("wrk", [
+    "-t1",
+    `-c${options.connections}`,
+    `-d${seconds}s`,
+    "--timeout",
+    "10s",
+    "-s",
+    script,
+    url,
+  ]);
+  const line = output.split("\n").find((l) => l.startsWith("{"));
+  if (line === undefined) throw new Error(`wrk printed no figures:\n${output}`);
+  const r = JSON.parse(line) as { requests: number; micros: number; p99: number; p50: number; status: number; socket: number };
+  if (r.socket > 0) throw new Error(`wrk saw ${r.socket} socket errors:\n${output}`);
+  // A workload either expects only 2xx answers, or (404, mix) some that are not.
+  if (!options.non2xx && r.status > 0) throw new Error(`wrk saw ${r.status} answers that were not 2xx:\n${output}`);
+  return { rps: r.requests / (r.micros / 1e6), p99: r.p99 / 1000, p50: r.p50 / 1000 };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Resident memory of a process in MiB, from /proc. */
+function residentMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kib / 1024;
+}
+
+function rotate<T>(items: T[], by: number): T[] {
+  const k = by % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Checks the tools are in place, with a clear word on what to do when one is not. */
+function preflight(): void {
+  if (!existsSync("dist/main.js")) throw new Error("dist/ is missing; run `npm run build` (npm run bench does)");
+  if (!existsSync("bench/node_modules/autocannon")) throw new Error("Run `npm ci --prefix bench` (npm run bench does)");
+  try {
+    execFileSync("wrk", ["-v"], { stdio: "ignore" });
+  } catch (error) {
+    // `wrk -v` exits 1 after printing its version; only a missing binary is a problem.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new Error("wrk is not installed: `apt-get install wrk` (Debian/Ubuntu) or `brew install wrk`");
+    }
+  }
+  execFileSync("taskset", ["-c", LOAD_CORE, "true"]);
+}
+
+function wrkVersion(): string {
+  try {
+    execFileSync("wrk", ["-v"], { encoding: "utf8" });
+  } catch (error) {
+    const output = String((error as { stdout?: string }).stdout ?? "");
+    return output.split("\n")[0]?.split(" Copyright")[0] ?? "wrk";
+  }
+  return "wrk";
+}
+
+function version(name: string): string {
+  return (JSON.parse(readFileSync(`bench/node_modules/${name}/package.json`, "utf8")) as { version: string }).version;
+}
+
+// --- The race ---------------------------------------------------------------------------
+
+const began = performance.now();
+preflight();
+const out: string[] = [];
+const print = (line = "") => {
+  out.push(line);
+  console.log(line);
+};
+
+type Row = { rps: number[]; p99: number[]; ratio: number[] };
+const results = new Map<string, Map<string, Row>>();
+const row = (workload: string, peer: string): Row => {
+  const byPeer = results.get(workload) ?? new Map<string, Row>();
+  results.set(workload, byPeer);
+  const found = byPeer.get(peer) ?? { rps: [], p99: [], ratio: [] };
+  byPeer.set(peer, found);
+  return found;
+};
+
+const workloadScripts = new Map(WORKLOADS.map((w) => [w.name, wrkScript(w.calls)]));
+for (let round = 0; round < PLAN.rounds; round++) {
+  console.error(`Round ${round + 1} of ${PLAN.rounds}: starting and seeding every server`);
+  const running = new Map<string, Running>();
+  try {
+    for (const peer of PEERS) {
+      const env = { OTHER_COMMENTS: String(PLAN.otherComments) };
+      const server = await start(peer.file, peer.seedsOverHttp ? {} : env);
+      running.set(peer.key, server);
+      if (peer.seedsOverHttp) await seedComments(server.url, PLAN.otherComments);
+    }
+    for (const peer of PEERS) await verify(peer, running.get(peer.key)!.url);
+    for (const workload of WORKLOADS) {
+      const script = workloadScripts.get(workload.name)!;
+      const options = { connections: CONNECTIONS, non2xx: workload.calls.some((c) => c.path.endsWith("999999")) };
+      const figures = new Map<string, Figures>();
+      // The order of the peers turns each round, so none always runs first or last.
+      for (const peer of rotate(PEERS, round)) {
+        const { url } = running.get(peer.key)!;
+        if (PLAN.warmup > 0) measure(url, script, PLAN.warmup, options);
+        figures.set(peer.key, measure(url, script, PLAN.seconds, options));
+        console.error(`  ${workload.name} ${peer.name}: ${fmt(figures.get(peer.key)!.rps)} req/s`);
+      }
+      const bare = figures.get("bare")!;
+      for (const [key, f] of figures) {
+        const r = row(workload.name, key);
+        r.rps.push(f.rps);
+        r.p99.push(f.p99);
+        r.ratio.push(f.rps / bare.rps);
+      }
+    }
+  } finally {
+    for (const server of running.values()) await server.stop();
+  }
+}
+
+const cpu = cpus()[0]?.model ?? "unknown CPU";
+print(`### Peers, ${PLAN.rounds} round(s) of ${PLAN.seconds} s per measurement`);
+print();
+print(
+  `Node ${process.version}; ${availableParallelism()} cores (${cpu}); server on core ${SERVER_CORE}, ` +
+    `wrk on core ${LOAD_CORE}; ${wrkVersion()}, 1 thread, ${CONNECTIONS} connections; ` +
+    `fastify ${version("fastify")}, hono ${version("hono")}, @hono/node-server ${version("@hono/node-server")}, ` +
+    `express ${version("express")}, autocannon ${version("autocannon")} (creates the records only).`,
+);
+for (const workload of WORKLOADS) {
+  print();
+  print(`#### ${workload.name}`);
+  print();
+  print("| server | req/s (median) | p99 ms (median) | ratio to bare node:http (median) | ratio per round |");
+  print("|---|---:|---:|---:|---|");
+  for (const peer of PEERS) {
+    const r = row(workload.name, peer.key);
+    const perRound = r.ratio.map((x) => x.toFixed(2)).join(", ");
+    print(`| ${peer.name} | ${fmt(median(r.rps))} | ${fmt(median(r.p99), 2)} | ${median(r.ratio).toFixed(2)} | ${perRound} |`);
+  }
+}
+
+// --- Scale: the cost of large lists, and memory ------------------------------------------
+
+type ScaleRow = { rps: number[]; p99: number[]; ratio: number[] };
+const scale = new Map<string, ScaleRow>();
+const memory = new Map<string, number>();
+const LIST_PATHS = ["/users", "/users?limit=10", "/posts", "/posts?limit=10"];
+const listScripts = new Map(LIST_PATHS.map((path) => [path, wrkScript([{ method: "GET", path }])]));
+const scalePeers = PEERS.filter((p) => p.key === "bare" || p.key === "ours");
+
+for (let round = 0; round < PLAN.scaleRounds; round++) {
+  for (const size of PLAN.sizes) {
+    console.error(`Scale round ${round + 1}: ${fmt(size)} users and posts`);
+    const running = new Map<string, Running>();
+    try {
+      for (const peer of scalePeers) {
+        const env = { USERS: String(size), POSTS: String(size), LIST_COMMENTS: "0" };
+        const server = await start(peer.file, peer.seedsOverHttp ? {} : env);
+        running.set(peer.key, server);
+        if (peer.seedsOverHttp) {
+          create(server.url, "/users", NEW_USER, size - 2);
+          if (round === 0) memory.set(`ours ${size}`, residentMiB(server.pid));
+          create(server.url, "/posts", { title: "t", body: "b" }, size);
+        } else if (round === 0) {
+          // The peer builds its posts at start-up too, so its figure holds both; the
+          // users-only figure is taken from a second start without posts.
+          const usersOnly = await start(peer.file, { USERS: String(size), LIST_COMMENTS: "0" });
+          memory.set(`bare ${size}`, residentMiB(usersOnly.pid));
+          await usersOnly.stop();
+        }
+      }
+      for (const path of LIST_PATHS) {
+        const figures = new Map<string, Figures>();
+        for (const peer of rotate(scalePeers, round)) {
+          const { url } = running.get(peer.key)!;
+          const options = { connections: SCALE_CONNECTIONS, non2xx: false };
+          if (PLAN.warmup > 0) measure(url, listScripts.get(path)!, PLAN.warmup, options);
+          figures.set(peer.key, measure(url, listScripts.get(path)!, PLAN.scaleSeconds, options));
+        }
+        for (const [key, f] of figures) {
+          const name = `${key} ${path} ${size}`;
+          const r = scale.get(name) ?? { rps: [], p99: [], ratio: [] };
+          scale.set(name, r);
+          r.rps.push(f.rps);
+          r.p99.push(f.p99);
+          r.ratio.push(f.rps / figures.get("bare")!.rps);
+        }
+      }
+    } finally {
+      for (const server of running.values()) await server.stop();
+    }
+  }
+}
+
+print();
+print(`### Lists by size, ${PLAN.scaleRounds} round(s) of ${PLAN.scaleSeconds} s, ${SCALE_CONNECTIONS} connections`);
+print();
+print("| request | records held | this server req/s | p99 ms | bare node:http req/s | p99 ms | ratio (median) |");
+print("|---|---:|---:|---:|---:|---:|---:|");
+for (const path of LIST_PATHS) {
+  for (const size of PLAN.sizes) {
+    const ours = scale.get(`ours ${path} ${size}`)!;
+    const bare = scale.get(`bare ${path} ${size}`)!;
+    print(
+      `| GET ${path} | ${fmt(size)} | ${fmt(median(ours.rps))} | ${fmt(median(ours.p99), 2)} | ` +
+        `${fmt(median(bare.rps))} | ${fmt(median(bare.p99), 2)} | ${median(ours.ratio).toFixed(2)} |`,
+    );
+  }
+}
+print();
+print("### Resident memory (VmRSS) with the users held, before any load");
+print();
+print("| users held | this server | bare node:http |");
+print("|---:|---:|---:|");
+for (const size of PLAN.sizes) {
+  print(`| ${fmt(size)} | ${fmt(memory.get(`ours ${size}`)!, 1)} MiB | ${fmt(memory.get(`bare ${size}`)!, 1)} MiB |`);
+}
+print();
+print(`Whole run: ${fmt((performance.now() - began) / 1000)} s`);
+rmSync(scripts, { recursive: true, force: true });
