@@ -68,49 +68,53 @@ const NO_QUERY = new URLSearchParams();
  */
 export function createListener(routes: readonly ApiRoute[], options: ListenerOptions = {}): RequestListener {
   const match = createRouter(routes);
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const readOptions = { limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT };
   const isDraining = options.isDraining ?? never;
   const logError = options.logError ?? logToStderr;
   const servedWhileDraining = options.servedWhileDraining ?? new Set();
 
+  // answer and fail are made once here, not once per request: what a request needs
+  // travels in their arguments, so serving a request builds no closures but the
+  // two a body read needs.
+  function answer(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
+    // Contract 7: during shutdown every answer closes its connection. An answer
+    // sent before the whole body arrived also closes it, so no client can make
+    // the server go on reading a body it has already refused.
+    const close = isDraining() || (!request.complete && hasBody(request));
+    send(response, reply, { head: request.method === "HEAD", close });
+  }
+
+  function fail(request: IncomingMessage, response: ServerResponse, error: unknown): void {
+    if (error instanceof HttpError) {
+      answer(request, response, { status: error.status, body: error.toBody(), headers: error.headers });
+    } else if (error instanceof ClientGoneError) {
+      // The client hung up mid-body: there is no one left to answer.
+    } else {
+      logError(error, `${request.method ?? "GET"} ${request.url ?? "/"}`);
+      if (response.headersSent) response.destroy();
+      else answer(request, response, INTERNAL_ERROR_REPLY);
+    }
+  }
+
   return function listener(request: IncomingMessage, response: ServerResponse) {
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
-    const head = method === "HEAD";
-
-    const answer = (reply: Reply) => {
-      // Contract 7: during shutdown every answer closes its connection. An answer
-      // sent before the whole body arrived also closes it, so no client can make
-      // the server go on reading a body it has already refused.
-      const close = isDraining() || (!request.complete && hasBody(request));
-      send(response, reply, { head, close });
-    };
-    const fail = (error: unknown) => {
-      if (error instanceof HttpError) {
-        answer({ status: error.status, body: error.toBody(), headers: error.headers });
-      } else if (error instanceof ClientGoneError) {
-        // The client hung up mid-body: there is no one left to answer.
-      } else {
-        logError(error, `${method} ${url}`);
-        if (response.headersSent) response.destroy();
-        else answer(INTERNAL_ERROR_REPLY);
-      }
-    };
 
     const found = match(method, url);
     if (found.kind === "not-found") {
-      return fail(new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url))}`));
+      const error = new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url))}`);
+      return fail(request, response, error);
     }
     if (isDraining() && (found.kind !== "found" || !servedWhileDraining.has(found.handler))) {
-      return fail(new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
+      const error = new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection");
+      return fail(request, response, error);
     }
-    if (found.kind === "options") return answer({ status: 204, headers: { allow: found.allow } });
+    if (found.kind === "options") return answer(request, response, { status: 204, headers: { allow: found.allow } });
     if (found.kind === "method-not-allowed") {
-      return fail(
-        new HttpError("METHOD_NOT_ALLOWED", `Method ${clip(method)} is not allowed here; use ${found.allow}`, {
-          headers: { allow: found.allow },
-        }),
-      );
+      const error = new HttpError("METHOD_NOT_ALLOWED", `Method ${clip(method)} is not allowed here; use ${found.allow}`, {
+        headers: { allow: found.allow },
+      });
+      return fail(request, response, error);
     }
 
     try {
@@ -121,14 +125,14 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
       const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
       const handler = found.handler;
       if (method === "POST" || method === "PUT") {
-        readJson(request, { limit })
-          .then((body) => answer(handler({ params, query, body })))
-          .catch(fail);
+        readJson(request, readOptions)
+          .then((body) => answer(request, response, handler({ params, query, body })))
+          .catch((error: unknown) => fail(request, response, error));
       } else {
-        answer(handler({ params, query, body: NO_BODY }));
+        answer(request, response, handler({ params, query, body: NO_BODY }));
       }
     } catch (error) {
-      fail(error);
+      fail(request, response, error);
     }
   };
 }
