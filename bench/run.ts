@@ -8,10 +8,14 @@ import { createInterface } from "node:readline";
 
 const QUICK = process.argv.includes("--quick");
 
-/** How long each part runs; --quick is a smoke check, not a measurement. */
+/**
+ * How long each part runs; --quick is a smoke check, not a measurement. On a shared
+ * machine load comes in bursts, so more and shorter rounds, each peer measured right
+ * after the others, give steadier medians than a few long ones.
+ */
 const PLAN = QUICK
   ? { rounds: 1, seconds: 1, warmup: 0, otherComments: 20_000, sizes: [10, 1_000], scaleSeconds: 1, scaleRounds: 1 }
-  : { rounds: 3, seconds: 5, warmup: 1, otherComments: 200_000, sizes: [10, 1_000, 100_000], scaleSeconds: 2, scaleRounds: 3 };
+  : { rounds: 5, seconds: 3, warmup: 1, otherComments: 200_000, sizes: [10, 1_000, 100_000], scaleSeconds: 2, scaleRounds: 3 };
 
 const CONNECTIONS = 50;
 // A list of 100,000 records is several MB of JSON: fewer connections, so the queue
@@ -237,16 +241,26 @@ end
   return file;
 }
 
-/** One measurement: requests per second and latencies in milliseconds. */
-type Figures = { rps: number; p99: number; p50: number };
+/** One measurement: requests per second, latencies in milliseconds, and the server's CPU time per request. */
+type Figures = { rps: number; p99: number; p50: number; cpu: number };
+
+/** CPU time (user + system) a process has used so far, in microseconds, from /proc. */
+function cpuMicros(pid: number): number {
+  // Fields after the command name; utime and stime are the 12th and 13th of them, in clock ticks.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+}
+
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 /** Runs wrk on the load core for `seconds` and reads its figures; any socket error or unexpected status fails. */
 function measure(
-  url: string,
+  server: Running,
   script: string,
   seconds: number,
   options: { connections: number; non2xx: boolean },
 ): Figures {
+  const cpuBefore = cpuMicros(server.pid);
   const output = onLoadCore("wrk", [
     "-t1",
     `-c${options.connections}`,
@@ -255,15 +269,16 @@ function measure(
     "10s",
     "-s",
     script,
-    url,
+    server.url,
   ]);
+  const cpu = cpuMicros(server.pid) - cpuBefore;
   const line = output.split("\n").find((l) => l.startsWith("{"));
   if (line === undefined) throw new Error(`wrk printed no figures:\n${output}`);
   const r = JSON.parse(line) as { requests: number; micros: number; p99: number; p50: number; status: number; socket: number };
   if (r.socket > 0) throw new Error(`wrk saw ${r.socket} socket errors:\n${output}`);
   // A workload either expects only 2xx answers, or (404, mix) some that are not.
   if (!options.non2xx && r.status > 0) throw new Error(`wrk saw ${r.status} answers that were not 2xx:\n${output}`);
-  return { rps: r.requests / (r.micros / 1e6), p99: r.p99 / 1000, p50: r.p50 / 1000 };
+  return { rps: r.requests / (r.micros / 1e6), p99: r.p99 / 1000, p50: r.p50 / 1000, cpu: cpu / r.requests };
 }
 
 function median(values: number[]): number {
@@ -290,15 +305,37 @@ const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFracti
 function preflight(): void {
   if (!existsSync("dist/main.js")) throw new Error("dist/ is missing; run `npm run build` (npm run bench does)");
   if (!existsSync("bench/node_modules/autocannon")) throw new Error("Run `npm ci --prefix bench` (npm run bench does)");
+  if (!hasWrk()) installWrk();
+  execFileSync("taskset", ["-c", LOAD_CORE, "true"]);
+}
+
+function hasWrk(): boolean {
   try {
     execFileSync("wrk", ["-v"], { stdio: "ignore" });
   } catch (error) {
     // `wrk -v` exits 1 after printing its version; only a missing binary is a problem.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new Error("wrk is not installed: `apt-get install wrk` (Debian/Ubuntu) or `brew install wrk`");
-    }
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
   }
-  execFileSync("taskset", ["-c", LOAD_CORE, "true"]);
+  return true;
+}
+
+/** Installs wrk from the Debian/Ubuntu archive when running as root; otherwise says how to. */
+function installWrk(): void {
+  const how = "install it (`sudo apt-get install wrk` on Debian/Ubuntu, `brew install wrk` on macOS) and run again";
+  if (process.getuid?.() !== 0 || !hasAptGet()) throw new Error(`wrk is not installed: ${how}`);
+  console.error("wrk is not installed; installing the Debian package: apt-get update && apt-get install -y wrk");
+  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
+  execFileSync("apt-get", ["install", "-y", "-qq", "wrk"], { stdio: "inherit" });
+  if (!hasWrk()) throw new Error(`Installing wrk failed: ${how}`);
+}
+
+function hasAptGet(): boolean {
+  try {
+    execFileSync("apt-get", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function wrkVersion(): string {
@@ -325,12 +362,12 @@ const print = (line = "") => {
   console.log(line);
 };
 
-type Row = { rps: number[]; p99: number[]; ratio: number[] };
+type Row = { rps: number[]; p99: number[]; ratio: number[]; cpu: number[]; cpuRatio: number[] };
 const results = new Map<string, Map<string, Row>>();
 const row = (workload: string, peer: string): Row => {
   const byPeer = results.get(workload) ?? new Map<string, Row>();
   results.set(workload, byPeer);
-  const found = byPeer.get(peer) ?? { rps: [], p99: [], ratio: [] };
+  const found = byPeer.get(peer) ?? { rps: [], p99: [], ratio: [], cpu: [], cpuRatio: [] };
   byPeer.set(peer, found);
   return found;
 };
@@ -353,9 +390,9 @@ for (let round = 0; round < PLAN.rounds; round++) {
       const figures = new Map<string, Figures>();
       // The order of the peers turns each round, so none always runs first or last.
       for (const peer of rotate(PEERS, round)) {
-        const { url } = running.get(peer.key)!;
-        if (PLAN.warmup > 0) measure(url, script, PLAN.warmup, options);
-        figures.set(peer.key, measure(url, script, PLAN.seconds, options));
+        const server = running.get(peer.key)!;
+        if (PLAN.warmup > 0) measure(server, script, PLAN.warmup, options);
+        figures.set(peer.key, measure(server, script, PLAN.seconds, options));
         console.error(`  ${workload.name} ${peer.name}: ${fmt(figures.get(peer.key)!.rps)} req/s`);
       }
       const bare = figures.get("bare")!;
@@ -364,6 +401,8 @@ for (let round = 0; round < PLAN.rounds; round++) {
         r.rps.push(f.rps);
         r.p99.push(f.p99);
         r.ratio.push(f.rps / bare.rps);
+        r.cpu.push(f.cpu);
+        r.cpuRatio.push(f.cpu / bare.cpu);
       }
     }
   } finally {
@@ -384,12 +423,17 @@ for (const workload of WORKLOADS) {
   print();
   print(`#### ${workload.name}`);
   print();
-  print("| server | req/s (median) | p99 ms (median) | ratio to bare node:http (median) | ratio per round |");
-  print("|---|---:|---:|---:|---|");
+  print(
+    "| server | req/s | req/s ratio to bare | ratio per round | p99 ms | server CPU µs/request | CPU ratio to bare |",
+  );
+  print("|---|---:|---:|---|---:|---:|---:|");
   for (const peer of PEERS) {
     const r = row(workload.name, peer.key);
     const perRound = r.ratio.map((x) => x.toFixed(2)).join(", ");
-    print(`| ${peer.name} | ${fmt(median(r.rps))} | ${fmt(median(r.p99), 2)} | ${median(r.ratio).toFixed(2)} | ${perRound} |`);
+    print(
+      `| ${peer.name} | ${fmt(median(r.rps))} | **${median(r.ratio).toFixed(2)}** | ${perRound} | ` +
+        `${fmt(median(r.p99), 2)} | ${fmt(median(r.cpu), 1)} | ${median(r.cpuRatio).toFixed(2)} |`,
+    );
   }
 }
 
@@ -426,10 +470,10 @@ for (let round = 0; round < PLAN.scaleRounds; round++) {
       for (const path of LIST_PATHS) {
         const figures = new Map<string, Figures>();
         for (const peer of rotate(scalePeers, round)) {
-          const { url } = running.get(peer.key)!;
+          const server = running.get(peer.key)!;
           const options = { connections: SCALE_CONNECTIONS, non2xx: false };
-          if (PLAN.warmup > 0) measure(url, listScripts.get(path)!, PLAN.warmup, options);
-          figures.set(peer.key, measure(url, listScripts.get(path)!, PLAN.scaleSeconds, options));
+          if (PLAN.warmup > 0) measure(server, listScripts.get(path)!, PLAN.warmup, options);
+          figures.set(peer.key, measure(server, listScripts.get(path)!, PLAN.scaleSeconds, options));
         }
         for (const [key, f] of figures) {
           const name = `${key} ${path} ${size}`;
