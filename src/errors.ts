@@ -56,7 +56,7 @@ export class HttpError extends Error {
 
   constructor(code: ErrorCode, message: string, options: HttpErrorOptions = {}) {
     // A client error is answered, never logged, so no one reads its stack trace;
-    // capturing one cost about a quarter of a whole 404 answer in our profiles.
+    // capturing one made a 404 answer cost 16.7 µs of CPU instead of 9.2 (bench/in-memory.mjs).
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(message, { cause: options.cause });

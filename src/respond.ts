@@ -21,7 +21,8 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
   // A client that hung up has no socket to write to; writing would only raise.
   if (res.destroyed || res.headersSent) return;
   // Headers go to writeHead as one flat [name, value, name, value, ...] list, which
-  // node:http walks by index; a copied object would be built, then walked with for-in.
+  // node:http walks by index; a copied object would be built, then walked with for-in
+  // (about 1% of the CPU time of `GET /users/1`, bench/in-memory.mjs).
   const headers: Array<string | number> = [];
   if (reply.headers !== undefined) {
     for (const name in reply.headers) headers.push(name, reply.headers[name]!);
