@@ -1,17 +1,32 @@
 // CPU time per request of the built server with no network: real node:http parsing and writing over an in-memory socket.
 //
-//   node bench/in-memory.mjs [get|404|post|comments] [requests] [dir holding dist/]
+//   node bench/in-memory.mjs [get|404|post|comments] [requests] [dir holding dist/ | a peer's .mjs file]
 //
 // The kernel's share of a request (half or more over loopback) and the noise of a shared
 // machine stay out, so a change to the server's own JavaScript shows as a steady figure.
 // Run it several times, alternating the builds compared, and compare the medians.
+// A peer (bench/peers/*.mjs) is measured the same way through the server it exports.
 import { Duplex } from "node:stream";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [kind = "get", count = "100000", dir = "."] = process.argv.slice(2);
-const { startServer } = await import(pathToFileURL(resolve(dir, "dist/server.js")).href);
-const api = await startServer({ port: 0 });
+const [kind = "get", count = "100000", target = "."] = process.argv.slice(2);
+const isPeer = target.endsWith(".mjs");
+const api = isPeer ? await startPeer(target) : await startBuilt(target);
+
+/** This server as built, through startServer (so its per-connection bookkeeping is counted too). */
+async function startBuilt(dir) {
+  const { startServer } = await import(pathToFileURL(resolve(dir, "dist/server.js")).href);
+  return startServer({ port: 0 });
+}
+
+/** A peer, which listens on a free port as soon as it is imported and exports its node:http server. */
+async function startPeer(file) {
+  process.env.PORT = "0";
+  const { server } = await import(pathToFileURL(resolve(file)).href);
+  if (!server.listening) await new Promise((done) => server.once("listening", done));
+  return { server, url: `http://127.0.0.1:${server.address().port}` };
+}
 
 const REQUESTS = {
   get: "GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -53,7 +68,8 @@ function run(total) {
   });
 }
 
-if (kind === "comments") {
+// The peers build post 1 and its 50 comments at start-up; this server gets them over HTTP.
+if (kind === "comments" && !isPeer) {
   const post = await fetch(`${api.url}/posts`, {
     method: "POST",
     headers: { "content-type": "application/json" },

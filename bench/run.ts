@@ -14,8 +14,28 @@ const QUICK = process.argv.includes("--quick");
  * after the others, give steadier medians than a few long ones.
  */
 const PLAN = QUICK
-  ? { rounds: 1, seconds: 1, warmup: 0, otherComments: 20_000, sizes: [10, 1_000], scaleSeconds: 1, scaleRounds: 1 }
-  : { rounds: 5, seconds: 3, warmup: 1, otherComments: 200_000, sizes: [10, 1_000, 100_000], scaleSeconds: 2, scaleRounds: 3 };
+  ? {
+      rounds: 1,
+      seconds: 1,
+      warmup: 0,
+      otherComments: 20_000,
+      sizes: [10, 1_000],
+      scaleSeconds: 1,
+      scaleRounds: 1,
+      inMemoryRounds: 1,
+      inMemoryRequests: 5_000,
+    }
+  : {
+      rounds: 5,
+      seconds: 3,
+      warmup: 1,
+      otherComments: 200_000,
+      sizes: [10, 1_000, 100_000],
+      scaleSeconds: 2,
+      scaleRounds: 3,
+      inMemoryRounds: 3,
+      inMemoryRequests: 50_000,
+    };
 
 const CONNECTIONS = 50;
 // A list of 100,000 records is several MB of JSON: fewer connections, so the queue
@@ -452,20 +472,13 @@ for (let round = 0; round < PLAN.scaleRounds; round++) {
     const running = new Map<string, Running>();
     try {
       for (const peer of scalePeers) {
-        const env = { USERS: String(size), POSTS: String(size), LIST_COMMENTS: "0" };
-        const server = await start(peer.file, peer.seedsOverHttp ? {} : env);
+        // Both get their users through POST /users, so both memory figures include what
+        // the creates left on the heap; the bare server builds its posts at start-up.
+        const server = await start(peer.file, peer.seedsOverHttp ? {} : { POSTS: String(size), LIST_COMMENTS: "0" });
         running.set(peer.key, server);
-        if (peer.seedsOverHttp) {
-          create(server.url, "/users", NEW_USER, size - 2);
-          if (round === 0) memory.set(`ours ${size}`, residentMiB(server.pid));
-          create(server.url, "/posts", { title: "t", body: "b" }, size);
-        } else if (round === 0) {
-          // The peer builds its posts at start-up too, so its figure holds both; the
-          // users-only figure is taken from a second start without posts.
-          const usersOnly = await start(peer.file, { USERS: String(size), LIST_COMMENTS: "0" });
-          memory.set(`bare ${size}`, residentMiB(usersOnly.pid));
-          await usersOnly.stop();
-        }
+        create(server.url, "/users", NEW_USER, size - 2);
+        if (round === 0) memory.set(`${peer.key} ${size}`, residentMiB(server.pid));
+        if (peer.seedsOverHttp) create(server.url, "/posts", { title: "t", body: "b" }, size);
       }
       for (const path of LIST_PATHS) {
         const figures = new Map<string, Figures>();
@@ -506,13 +519,52 @@ for (const path of LIST_PATHS) {
   }
 }
 print();
-print("### Resident memory (VmRSS) with the users held, before any load");
+print("### Resident memory (VmRSS) with the users held, right after they were created");
 print();
 print("| users held | this server | bare node:http |");
 print("|---:|---:|---:|");
 for (const size of PLAN.sizes) {
   print(`| ${fmt(size)} | ${fmt(memory.get(`ours ${size}`)!, 1)} MiB | ${fmt(memory.get(`bare ${size}`)!, 1)} MiB |`);
 }
+// --- CPU time per request with no network --------------------------------------------------
+
+const IN_MEMORY_KINDS = [
+  ["get", "GET /users/1"],
+  ["404", "GET /users/999999 (404)"],
+  ["comments", "GET /posts/1/comments"],
+  ["post", "POST /users"],
+] as const;
+const inMemory = new Map<string, number[]>();
+for (let round = 0; round < PLAN.inMemoryRounds; round++) {
+  console.error(`In-memory round ${round + 1} of ${PLAN.inMemoryRounds}`);
+  for (const [kind] of IN_MEMORY_KINDS) {
+    for (const peer of rotate(PEERS, round)) {
+      // This server is measured from the built dist/; a peer through the server it exports.
+      const target = peer.key === "ours" ? "." : peer.file;
+      const args = ["bench/in-memory.mjs", kind, String(PLAN.inMemoryRequests), target];
+      const output = execFileSync("taskset", ["-c", SERVER_CORE, process.execPath, ...args], { encoding: "utf8" });
+      const line = output.split("\n").find((l) => l.startsWith("{"))!;
+      const { microsPerRequest } = JSON.parse(line) as { microsPerRequest: number };
+      const key = `${kind} ${peer.key}`;
+      inMemory.set(key, [...(inMemory.get(key) ?? []), microsPerRequest]);
+    }
+  }
+}
+
+print();
+print(`### CPU time per request with no network, ${PLAN.inMemoryRounds} round(s) of ${fmt(PLAN.inMemoryRequests)} requests`);
+print();
+print(`| server | ${IN_MEMORY_KINDS.map(([, name]) => `${name} µs (ratio)`).join(" | ")} |`);
+print(`|---|${IN_MEMORY_KINDS.map(() => "---:").join("|")}|`);
+for (const peer of PEERS) {
+  const cells = IN_MEMORY_KINDS.map(([kind]) => {
+    const own = median(inMemory.get(`${kind} ${peer.key}`)!);
+    const bare = median(inMemory.get(`${kind} bare`)!);
+    return `${fmt(own, 2)} (${(own / bare).toFixed(2)})`;
+  });
+  print(`| ${peer.name} | ${cells.join(" | ")} |`);
+}
+
 print();
 print(`Whole run: ${fmt((performance.now() - began) / 1000)} s`);
 rmSync(scripts, { recursive: true, force: true });

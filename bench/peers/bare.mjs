@@ -64,3 +64,6 @@ const server = createServer((req, res) => {
 });
 
 server.listen(PORT, "127.0.0.1", () => announce(server.address().port));
+
+/** The server, for bench/in-memory.mjs. */
+export { server };

@@ -44,4 +44,5 @@ app.get("/posts/:id/comments", (req, res) => {
   res.set("x-total-count", String(comments.length)).json(comments);
 });
 
-const server = app.listen(PORT, "127.0.0.1", () => announce(server.address().port));
+/** The node:http server under Express, for bench/in-memory.mjs. */
+export const server = app.listen(PORT, "127.0.0.1", () => announce(server.address().port));

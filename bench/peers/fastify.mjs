@@ -43,3 +43,6 @@ app.get("/posts/:id/comments", (request, reply) => {
 
 const address = await app.listen({ port: PORT, host: "127.0.0.1" });
 announce(new URL(address).port);
+
+/** The node:http server under Fastify, for bench/in-memory.mjs. */
+export const server = app.server;

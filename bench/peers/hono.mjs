@@ -48,4 +48,5 @@ app.get("/posts/:id/comments", (c) => {
   return c.json(comments, 200, { ...TYPE, "x-total-count": String(comments.length) });
 });
 
-serve({ fetch: app.fetch, port: PORT, hostname: "127.0.0.1" }, (info) => announce(info.port));
+/** The node:http server under Hono, for bench/in-memory.mjs. */
+export const server = serve({ fetch: app.fetch, port: PORT, hostname: "127.0.0.1" }, (info) => announce(info.port));
