@@ -66,7 +66,7 @@ const NO_QUERY = new URLSearchParams();
  */
 export function createListener(routes: readonly ApiRoute[], options: ListenerOptions = {}): RequestListener {
   const match = createRouter(routes);
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const readOptions = { limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT };
   const isDraining = options.isDraining ?? never;
   const logError = options.logError ?? logToStderr;
   const servedWhileDraining = options.servedWhileDraining ?? new Set();
@@ -75,49 +75,53 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
   // one still reading its body waits for it instead of overtaking it.
   const answering = new WeakMap<object, Promise<void>>();
 
+  // answer and fail are made once here, not once per request: what a request needs
+  // travels in their arguments, so serving a request builds no closures but the
+  // two a body read needs (3% less CPU time for `GET /users/1`, bench/in-memory.mjs).
+  function answer(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
+    // Contract 7: during shutdown every answer closes its connection. An answer
+    // sent before the whole body arrived also closes it, so no client can make
+    // the server go on reading a body it has already refused.
+    const close = isDraining() || (!request.complete && hasBody(request));
+    send(response, reply, { head: request.method === "HEAD", close });
+  }
+
+  function fail(request: IncomingMessage, response: ServerResponse, error: unknown): void {
+    if (error instanceof HttpError) {
+      answer(request, response, error.toReply());
+    } else if (error instanceof ClientGoneError) {
+      // The client hung up mid-body: there is no one left to answer.
+    } else {
+      try {
+        logError(error, `${request.method ?? "GET"} ${request.url ?? "/"}`);
+      } catch {
+        // A failing logger must not turn one failed request into a crashed process.
+      }
+      if (response.headersSent) response.destroy();
+      else answer(request, response, INTERNAL_ERROR_REPLY);
+    }
+  }
+
   /** Answers one request; returns a promise while its body is still being read. */
   function handle(request: IncomingMessage, response: ServerResponse): Promise<void> | void {
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
-    const head = method === "HEAD";
-
-    const answer = (reply: Reply) => {
-      // Contract 7: during shutdown every answer closes its connection. An answer
-      // sent before the whole body arrived also closes it, so no client can make
-      // the server go on reading a body it has already refused.
-      const close = isDraining() || (!request.complete && hasBody(request));
-      send(response, reply, { head, close });
-    };
-    const fail = (error: unknown) => {
-      if (error instanceof HttpError) {
-        answer(error.toReply());
-      } else if (error instanceof ClientGoneError) {
-        // The client hung up mid-body: there is no one left to answer.
-      } else {
-        try {
-          logError(error, `${method} ${url}`);
-        } catch {
-          // A failing logger must not turn one failed request into a crashed process.
-        }
-        if (response.headersSent) response.destroy();
-        else answer(INTERNAL_ERROR_REPLY);
-      }
-    };
 
     const found = match(method, url);
     if (found.kind === "not-found") {
-      return fail(new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url, { keepSlash: true }))}`));
+      const error = new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url, { keepSlash: true }))}`);
+      return fail(request, response, error);
     }
     if (isDraining() && (found.kind !== "found" || !servedWhileDraining.has(found.handler))) {
-      return fail(new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
+      const error = new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection");
+      return fail(request, response, error);
     }
-    if (found.kind === "options") return answer({ status: 204, headers: { allow: found.allow } });
+    if (found.kind === "options") return answer(request, response, { status: 204, headers: { allow: found.allow } });
     if (found.kind === "method-not-allowed") {
-      return fail(
-        new HttpError("METHOD_NOT_ALLOWED", `Method ${clip(method)} is not allowed here; use ${found.allow}`, {
-          headers: { allow: found.allow },
-        }),
-      );
+      const error = new HttpError("METHOD_NOT_ALLOWED", `Method ${clip(method)} is not allowed here; use ${found.allow}`, {
+        headers: { allow: found.allow },
+      });
+      return fail(request, response, error);
     }
 
     try {
@@ -128,13 +132,13 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
       const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
       const handler = found.handler;
       if (method === "POST" || method === "PUT") {
-        return readJson(request, { limit })
-          .then((body) => answer(handler({ params, query, body })))
-          .catch(fail);
+        return readJson(request, readOptions)
+          .then((body) => answer(request, response, handler({ params, query, body })))
+          .catch((error: unknown) => fail(request, response, error));
       }
-      answer(handler({ params, query, body: NO_BODY }));
+      answer(request, response, handler({ params, query, body: NO_BODY }));
     } catch (error) {
-      fail(error);
+      fail(request, response, error);
     }
   }
 

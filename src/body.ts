@@ -43,6 +43,8 @@ export function checkMediaType(header: string | undefined): void {
   if (header === undefined) {
     throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json; the header is missing");
   }
+  // What nearly every client sends needs no splitting, trimming or lower-casing.
+  if (header === "application/json" || header === "application/json; charset=utf-8") return;
   const [type = "", ...parameters] = header.split(";");
   if (type.trim().toLowerCase() !== "application/json") {
     throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");

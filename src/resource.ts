@@ -165,6 +165,10 @@ function invalid(resource: Resource, errors: FieldError[]): HttpError {
 export function resourceRoutes(resource: Resource): ApiRoute[] {
   const list = resource.parent ? `${resource.parent.resource.path}/:id/${resource.parent.segment}` : resource.path;
   const item = `${resource.path}/:id`;
+  // A read of a missing record is common enough to answer without throwing: the same
+  // 404 findRecord would throw, built once. Throwing and catching an HttpError made
+  // `GET /users/999999` cost 8.1 µs of CPU instead of 6.2 (bench/in-memory.mjs).
+  const notFound = new HttpError(resource.notFound, `${resource.label} not found`).toReply();
   return [
     { method: "GET", pattern: list, handler: ({ query, params }) => listRecords(resource, query, params.id) },
     {
@@ -175,7 +179,14 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
         return { status: 201, body: record, headers: { location: `${resource.path}/${record.id}` } };
       },
     },
-    { method: "GET", pattern: item, handler: ({ params }) => ({ status: 200, body: findRecord(resource, params.id!) }) },
+    {
+      method: "GET",
+      pattern: item,
+      handler: ({ params }) => {
+        const record = resource.records.get(params.id!);
+        return record === undefined ? notFound : { status: 200, body: record };
+      },
+    },
     {
       method: "PUT",
       pattern: item,

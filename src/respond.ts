@@ -20,16 +20,21 @@ export type SendOptions = { head?: boolean; close?: boolean };
 export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}): void {
   // A client that hung up has no socket to write to; writing would only raise.
   if (res.destroyed || res.headersSent) return;
-  const headers: Record<string, string | number> = { ...reply.headers };
-  if (options.close) headers["connection"] = "close";
+  // Headers go to writeHead as one flat [name, value, name, value, ...] list, which
+  // node:http walks by index; a copied object would be built, then walked with for-in
+  // (about 1% of the CPU time of `GET /users/1`, bench/in-memory.mjs).
+  const headers: Array<string | number> = [];
+  if (reply.headers !== undefined) {
+    for (const name in reply.headers) headers.push(name, reply.headers[name]!);
+  }
+  if (options.close) headers.push("connection", "close");
   if (reply.status === 204 || reply.body === undefined) {
     res.writeHead(reply.status, headers);
     res.end();
     return;
   }
   const text = JSON.stringify(reply.body);
-  headers["content-type"] = JSON_TYPE;
-  headers["content-length"] = Buffer.byteLength(text);
+  headers.push("content-type", JSON_TYPE, "content-length", Buffer.byteLength(text));
   res.writeHead(reply.status, headers);
   // HEAD gets the same status and headers as GET, and no body (contract 2).
   if (options.head) res.end();

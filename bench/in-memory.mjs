@@ -1,0 +1,92 @@
+// CPU time per request of the built server with no network: real node:http parsing and writing over an in-memory socket.
+//
+//   node bench/in-memory.mjs [get|404|post|comments] [requests] [dir holding dist/ | a peer's .mjs file]
+//
+// The kernel's share of a request (half or more over loopback) and the noise of a shared
+// machine stay out, so a change to the server's own JavaScript shows as a steady figure.
+// Run it several times, alternating the builds compared, and compare the medians.
+// A peer (bench/peers/*.mjs) is measured the same way through the server it exports.
+import { Duplex } from "node:stream";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [kind = "get", count = "100000", target = "."] = process.argv.slice(2);
+const isPeer = target.endsWith(".mjs");
+const api = isPeer ? await startPeer(target) : await startBuilt(target);
+
+/** This server as built, through startServer (so its per-connection bookkeeping is counted too). */
+async function startBuilt(dir) {
+  const { startServer } = await import(pathToFileURL(resolve(dir, "dist/server.js")).href);
+  return startServer({ port: 0 });
+}
+
+/** A peer, which listens on a free port as soon as it is imported and exports its node:http server. */
+async function startPeer(file) {
+  process.env.PORT = "0";
+  const { server } = await import(pathToFileURL(resolve(file)).href);
+  if (!server.listening) await new Promise((done) => server.once("listening", done));
+  return { server, url: `http://127.0.0.1:${server.address().port}` };
+}
+
+const REQUESTS = {
+  get: "GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n",
+  404: "GET /users/999999 HTTP/1.1\r\nHost: x\r\n\r\n",
+  post:
+    "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 51\r\n\r\n" +
+    '{"name":"Grace Hopper","email":"grace@example.com"}',
+  comments: "GET /posts/1/comments HTTP/1.1\r\nHost: x\r\n\r\n",
+};
+if (!(kind in REQUESTS)) throw new Error(`Unknown request kind "${kind}"; use ${Object.keys(REQUESTS).join(", ")}`);
+// Requests go in pipelined batches; the next batch is sent once every answer has come back.
+const BATCH = 50;
+const batch = Buffer.from(REQUESTS[kind].repeat(BATCH));
+
+/** Sends `total` requests over one in-memory connection; resolves once all are answered. */
+function run(total) {
+  return new Promise((done) => {
+    let answered = 0;
+    let sent = BATCH;
+    const socket = new Duplex({
+      read() {},
+      write(chunk, _encoding, callback) {
+        const text = chunk.toString("latin1");
+        for (let i = text.indexOf("HTTP/1.1 "); i !== -1; i = text.indexOf("HTTP/1.1 ", i + 1)) answered++;
+        if (answered >= total) done();
+        else if (answered === sent) {
+          sent += BATCH;
+          socket.push(batch);
+        }
+        callback();
+      },
+    });
+    // The few socket methods node:http calls on a connection, as no-ops.
+    socket.setTimeout = socket.setNoDelay = socket.setKeepAlive = () => socket;
+    socket.remoteAddress = "127.0.0.1";
+    socket.bytesRead = 0;
+    api.server.emit("connection", socket);
+    socket.push(batch);
+  });
+}
+
+// The peers build post 1 and its 50 comments at start-up; this server gets them over HTTP.
+if (kind === "comments" && !isPeer) {
+  const post = await fetch(`${api.url}/posts`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ title: "t", body: "b" }),
+  });
+  if (post.status !== 201) throw new Error(`POST /posts -> ${post.status}`);
+  for (let i = 0; i < 50; i++) {
+    await fetch(`${api.url}/posts/1/comments`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ body: `comment ${i}` }),
+    });
+  }
+}
+await run(20_000); // warms up the JIT; not counted
+const before = process.cpuUsage();
+await run(Number(count));
+const used = process.cpuUsage(before);
+console.log(JSON.stringify({ kind, microsPerRequest: (used.user + used.system) / Number(count) }));
+process.exit(0);
