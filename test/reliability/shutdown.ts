@@ -5,12 +5,14 @@ import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { readListeningUrl } from "../support/target.ts";
 import { dial, ResponseReader, type WireResponse } from "./wire.ts";
+import { runtimePath } from "../../scripts/install-runtimes.ts";
 
 /** How to start the server on each runtime, from the project's root (contract 8). */
 export const RUNTIMES: Record<string, { command: string; args: string[] }> = {
   node: { command: process.execPath, args: ["--import", "tsx", "src/main.ts"] },
-  deno: { command: "deno", args: ["run", "--allow-net", "--allow-env", "src/main.ts"] },
-  bun: { command: "bun", args: ["src/main.ts"] },
+  // The project's own Deno and Bun (runtimes/, see scripts/install-runtimes.ts), else those on PATH.
+  deno: { command: runtimePath("deno") ?? "deno", args: ["run", "--allow-net", "--allow-env", "src/main.ts"] },
+  bun: { command: runtimePath("bun") ?? "bun", args: ["src/main.ts"] },
 };
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
