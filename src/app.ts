@@ -5,6 +5,7 @@ import { HttpError } from "./errors.ts";
 import type { ApiRoute, Handler } from "./handler.ts";
 import { parseId } from "./ids.ts";
 import { clip } from "./input.ts";
+import { lingerOnClose } from "./linger.ts";
 import { INTERNAL_ERROR_REPLY, type Reply, send } from "./respond.ts";
 import { resourceRoutes } from "./resource.ts";
 import { healthRoutes } from "./resources/health.ts";
@@ -82,8 +83,9 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
     // Contract 7: during shutdown every answer closes its connection. An answer
     // sent before the whole body arrived also closes it, so no client can make
     // the server go on reading a body it has already refused.
-    const close = isDraining() || (!request.complete && hasBody(request));
-    send(response, reply, { head: request.method === "HEAD", close });
+    const unread = !request.complete && hasBody(request);
+    if (unread) lingerOnClose(request.socket);
+    send(response, reply, { head: request.method === "HEAD", close: unread || isDraining() });
   }
 
   function fail(request: IncomingMessage, response: ServerResponse, error: unknown): void {
