@@ -1,6 +1,7 @@
 // Black-box tests of the users API (seed spec parts 2, 4 and 7; contract 4).
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { invalid } from "../support/family.ts";
 import { assertJsonHeaders, call } from "../support/http.ts";
 import { fresh } from "../support/target.ts";
 
@@ -143,11 +144,7 @@ for (const [label, json, errors] of INVALID_CREATES) {
     const response = await call(`${url}/users`, { method: "POST", json });
     assert.equal(response.status, 400);
     assertJsonHeaders(response);
-    assert.deepEqual(response.body, {
-      message: "The user is not valid; fix the members listed in errors",
-      code: "VALIDATION_FAILED",
-      errors,
-    });
+    assert.deepEqual(response.body, invalid("user", errors));
     assert.deepEqual((await call(`${url}/users`)).body, [ADA, ALAN]);
   });
 }
@@ -223,11 +220,7 @@ for (const [label, json, errors] of INVALID_UPDATES) {
     const response = await call(`${url}/users/1`, { method: "PUT", json });
     assert.equal(response.status, 400);
     assertJsonHeaders(response);
-    assert.deepEqual(response.body, {
-      message: "The user is not valid; fix the members listed in errors",
-      code: "VALIDATION_FAILED",
-      errors,
-    });
+    assert.deepEqual(response.body, invalid("user", errors));
     assert.deepEqual((await call(`${url}/users/1`)).body, ADA);
   });
 }

@@ -1,4 +1,4 @@
-// Shared pieces of the post family's black-box tests: creates over HTTP, expected errors, timestamps.
+// Shared pieces of the resources' black-box tests: creates over HTTP, expected errors, timestamps.
 import assert from "node:assert/strict";
 import { call, type JsonResponse } from "./http.ts";
 
@@ -18,7 +18,7 @@ export const NOT_FOUND = {
 /** The message of an error entry for a member the server sets. */
 export const SERVER_SET = "is set by the server and must not be sent";
 
-/** The 400 body listing every wrong member of a `post`, `comment` or `reply`. */
+/** The 400 body listing every wrong member of a `user`, `post`, `comment` or `reply`. */
 export function invalid(label: string, errors: FieldError[]): Json {
   return { message: `The ${label} is not valid; fix the members listed in errors`, code: "VALIDATION_FAILED", errors };
 }
