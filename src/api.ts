@@ -1,0 +1,5 @@
+// The package's public entry point: what `import ... from "rest-reference-server"` gives.
+// It is the one module that only re-exports: a package needs a single entry, and the
+// API it offers lives in the files that own it.
+export { type AppOptions, createApp } from "./app.ts";
+export { type RunningServer, type ServerOptions, startServer } from "./server.ts";
