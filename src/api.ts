@@ -2,4 +2,6 @@
 // It is the one module that only re-exports: a package needs a single entry, and the
 // API it offers lives in the files that own it.
 export { type AppOptions, createApp } from "./app.ts";
+export type { CommentRecord, PostRecord, ReplyRecord, Seed, Snapshot, UserRecord } from "./seed.ts";
+export { SeedError } from "./seed.ts";
 export { type RunningServer, type ServerOptions, startServer } from "./server.ts";

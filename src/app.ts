@@ -10,9 +10,10 @@ import { INTERNAL_ERROR_REPLY, type Reply, send } from "./respond.ts";
 import { resourceRoutes } from "./resource.ts";
 import { healthRoutes } from "./resources/health.ts";
 import { openApiRoutes } from "./resources/openapi.ts";
-import { definePostFamily } from "./resources/posts.ts";
-import { defineUsers } from "./resources/users.ts";
+import { createDataSet, type DataSet } from "./dataset.ts";
+import { refuseUnknownOptions } from "./options.ts";
 import { createRouter, pathOf } from "./router.ts";
+import type { Seed } from "./seed.ts";
 
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = {
@@ -22,16 +23,21 @@ export type AppOptions = {
   isDraining?: () => boolean;
   /** Where an unexpected error goes; stderr by default. */
   logError?: (error: unknown, requestLine: string) => void;
+  /** The records to start with instead of the two seeded users; checked by the API's rules (throws a SeedError). */
+  seed?: Seed;
+  /** Where `createdAt` comes from, so a test can fix it; the current time by default. */
+  clock?: () => Date;
 };
 
-/** The whole API's route table, over a fresh store of its own. */
-export function apiRoutes(isDraining: () => boolean = never): ApiRoute[] {
-  return [...healthRoutes(isDraining), ...dataRoutes()];
+// Every name AppOptions has, so that a misspelt option is refused instead of ignored.
+const APP_OPTIONS: Record<keyof AppOptions, true> = { bodyLimit: true, isDraining: true, logError: true, seed: true, clock: true };
+
+/** The whole API's route table, over a fresh data set of its own. */
+export function apiRoutes(isDraining: () => boolean = never, data: DataSet = createDataSet()): ApiRoute[] {
+  return [...healthRoutes(isDraining), ...dataRoutes(data)];
 }
 
-function dataRoutes(): ApiRoute[] {
-  const users = defineUsers();
-  const { posts, comments, replies } = definePostFamily();
+function dataRoutes({ resources: { users, posts, comments, replies } }: DataSet): ApiRoute[] {
   return [
     ...openApiRoutes(),
     ...resourceRoutes(users),
@@ -46,15 +52,24 @@ function dataRoutes(): ApiRoute[] {
  * node:http server. Two apps never share records.
  */
 export function createApp(options: AppOptions = {}): RequestListener {
+  return createApi(options).listener;
+}
+
+/** The API as a request listener together with its data set, whose reset and snapshot startServer offers. */
+export function createApi(options: AppOptions = {}): { listener: RequestListener; data: DataSet } {
+  refuseUnknownOptions(options, APP_OPTIONS, "createApp");
+  const { seed, clock, ...listenerOptions } = options;
+  const data = createDataSet({ seed, clock });
   const isDraining = options.isDraining ?? never;
   const probes = healthRoutes(isDraining);
   // Liveness and readiness keep answering during shutdown; everything else gets 503.
   const servedWhileDraining = new Set(probes.map((route) => route.handler));
-  return createListener([...probes, ...dataRoutes()], { ...options, servedWhileDraining });
+  const listener = createListener([...probes, ...dataRoutes(data)], { ...listenerOptions, servedWhileDraining });
+  return { listener, data };
 }
 
-/** Options of createListener beyond the app's. */
-export type ListenerOptions = AppOptions & { servedWhileDraining?: ReadonlySet<Handler> };
+/** Options of createListener: the app's, but for its data, and the handlers still served during shutdown. */
+export type ListenerOptions = Omit<AppOptions, "seed" | "clock"> & { servedWhileDraining?: ReadonlySet<Handler> };
 
 const NO_BODY = Object.freeze({});
 const NO_QUERY = new URLSearchParams();

@@ -82,18 +82,19 @@ export function parseJsonObject(bytes: Uint8Array): JsonObject {
     throw new HttpError("INVALID_JSON", "Request body is malformed JSON", { cause });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new HttpError("BODY_NOT_OBJECT", `Request body must be a JSON object, not ${describe(value)}`);
+    throw new HttpError("BODY_NOT_OBJECT", `Request body must be a JSON object, not ${describeValue(value)}`);
   }
-  checkTree(value);
+  const problem = treeProblem(value, "Request body");
+  if (problem !== undefined) throw problem;
   return value as JsonObject;
 }
 
 /**
- * Walks the parsed tree without recursion (a deep body must not overflow the stack)
- * and reports, in this order, a forbidden member name, nesting past MAX_DEPTH,
- * and a number too large to hold.
+ * Walks a parsed tree without recursion (a deep body must not overflow the stack)
+ * and returns, in this order, a forbidden member name, nesting past MAX_DEPTH, or
+ * a number too large to hold, as the error whose message begins with `subject`.
  */
-function checkTree(root: object): void {
+export function treeProblem(root: object, subject: string): HttpError | undefined {
   let forbidden: string | undefined;
   let tooDeep = false;
   let infinite = false;
@@ -118,13 +119,15 @@ function checkTree(root: object): void {
     }
   }
   if (forbidden !== undefined) {
-    throw new HttpError("FORBIDDEN_KEY", `Request body must not have a member named "${forbidden}"`);
+    return new HttpError("FORBIDDEN_KEY", `${subject} must not have a member named "${forbidden}"`);
   }
-  if (tooDeep) throw new HttpError("BODY_TOO_DEEP", `Request body must not be nested deeper than ${MAX_DEPTH} levels`);
-  if (infinite) throw new HttpError("NUMBER_OUT_OF_RANGE", "Request body has a number too large to be held");
+  if (tooDeep) return new HttpError("BODY_TOO_DEEP", `${subject} must not be nested deeper than ${MAX_DEPTH} levels`);
+  if (infinite) return new HttpError("NUMBER_OUT_OF_RANGE", `${subject} has a number too large to be held`);
+  return undefined;
 }
 
-function describe(value: unknown): string {
+/** What kind of JSON value this is, for a message: `null`, `an array`, `a string`. */
+export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return `a ${typeof value}`;

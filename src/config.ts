@@ -1,8 +1,10 @@
-// readConfig: the environment read and checked into a typed Config, in one place.
+// readConfig: the flags and the environment read and checked into a typed Config, from one table of settings.
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
 import { parseWholeNumber } from "./input.ts";
 
-/** Everything the process takes from its environment. Times are in milliseconds. */
+/** Everything the process takes from its flags and environment. Times are in milliseconds. */
 export type Config = {
   port: number;
   host: string;
@@ -11,9 +13,11 @@ export type Config = {
   requestTimeout: number;
   keepAliveTimeout: number;
   shutdownTimeout: number;
+  /** A JSON file of starting records (the `seed` option's shape), if one is named. */
+  seedFile: string | undefined;
 };
 
-/** An environment variable with a value the server cannot use; the message says what to set. */
+/** A flag or environment variable with a value the server cannot use; the message says what to set. */
 export class ConfigError extends RangeError {
   constructor(message: string) {
     super(message);
@@ -29,56 +33,212 @@ export const TIMEOUTS = {
   shutdownTimeout: 8_000,
 } as const;
 
+/** One setting: its variable, its flag, its default as the docs show it, and how its text is read. */
+export type Setting = {
+  key: keyof Config;
+  variable: string;
+  flag: string;
+  /** The default, as the README and `--help` show it; empty when there is none. */
+  shown: string;
+  meaning: string;
+  /** Reads the text of the variable or flag named `source`; undefined text means unset. */
+  read: (text: string | undefined, source: string) => Config[keyof Config];
+};
+
 // A time-out is at least 1 ms (0 would switch it off, which contract 7 forbids) and at most an hour.
 const MILLISECONDS = { min: 1, max: 3_600_000 };
 
 /**
- * Reads PORT (default 3000, 0 picks a free port), HOST (default 127.0.0.1),
- * BODY_LIMIT (bytes, default 1 MiB) and the time-outs HEADERS_TIMEOUT_MS,
- * REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS and SHUTDOWN_TIMEOUT_MS (defaults in
- * TIMEOUTS). A variable set to the empty string counts as unset.
+ * Every setting, in the order the README's table, `--help` and readConfig list them.
+ * The README's configuration table is this list (test/docs.test.ts).
  */
-export function readConfig(env: Record<string, string | undefined>): Config {
-  const config: Config = {
-    port: readWholeNumber(env, "PORT", 3000, { min: 0, max: 65535 }),
-    host: readHost(env),
-    bodyLimit: readWholeNumber(env, "BODY_LIMIT", DEFAULT_BODY_LIMIT, { min: 1, max: Number.MAX_SAFE_INTEGER }),
-    headersTimeout: readWholeNumber(env, "HEADERS_TIMEOUT_MS", TIMEOUTS.headersTimeout, MILLISECONDS),
-    requestTimeout: readWholeNumber(env, "REQUEST_TIMEOUT_MS", TIMEOUTS.requestTimeout, MILLISECONDS),
-    keepAliveTimeout: readWholeNumber(env, "KEEP_ALIVE_TIMEOUT_MS", TIMEOUTS.keepAliveTimeout, MILLISECONDS),
-    shutdownTimeout: readWholeNumber(env, "SHUTDOWN_TIMEOUT_MS", TIMEOUTS.shutdownTimeout, MILLISECONDS),
+export const SETTINGS: readonly Setting[] = [
+  {
+    key: "port",
+    variable: "PORT",
+    flag: "--port",
+    shown: "3000",
+    meaning: "The port to listen on, 0 to 65535; `0` picks a free port.",
+    read: wholeNumber(3000, { min: 0, max: 65535 }),
+  },
+  {
+    key: "host",
+    variable: "HOST",
+    flag: "--host",
+    shown: "127.0.0.1",
+    meaning: "The address to listen on; containers set `0.0.0.0`.",
+    read: readHost,
+  },
+  {
+    key: "bodyLimit",
+    variable: "BODY_LIMIT",
+    flag: "--body-limit",
+    shown: String(DEFAULT_BODY_LIMIT),
+    meaning: "The largest request body in bytes (1 MiB by default); larger ones get 413.",
+    read: wholeNumber(DEFAULT_BODY_LIMIT, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+  },
+  {
+    key: "headersTimeout",
+    variable: "HEADERS_TIMEOUT_MS",
+    flag: "--headers-timeout",
+    shown: String(TIMEOUTS.headersTimeout),
+    meaning: "A connection must deliver its complete headers within this time, or it gets `408` and is closed.",
+    read: wholeNumber(TIMEOUTS.headersTimeout, MILLISECONDS),
+  },
+  {
+    key: "requestTimeout",
+    variable: "REQUEST_TIMEOUT_MS",
+    flag: "--request-timeout",
+    shown: String(TIMEOUTS.requestTimeout),
+    meaning: "A connection must deliver its complete request within this time, or it gets `408` and is closed.",
+    read: wholeNumber(TIMEOUTS.requestTimeout, MILLISECONDS),
+  },
+  {
+    key: "keepAliveTimeout",
+    variable: "KEEP_ALIVE_TIMEOUT_MS",
+    flag: "--keep-alive-timeout",
+    shown: String(TIMEOUTS.keepAliveTimeout),
+    meaning: "An idle keep-alive connection is closed after this time.",
+    read: wholeNumber(TIMEOUTS.keepAliveTimeout, MILLISECONDS),
+  },
+  {
+    key: "shutdownTimeout",
+    variable: "SHUTDOWN_TIMEOUT_MS",
+    flag: "--shutdown-timeout",
+    shown: String(TIMEOUTS.shutdownTimeout),
+    meaning: "After `SIGTERM` or `SIGINT`, connections still busy this long are cut.",
+    read: wholeNumber(TIMEOUTS.shutdownTimeout, MILLISECONDS),
+  },
+  {
+    key: "seedFile",
+    variable: "SEED_FILE",
+    flag: "--seed",
+    shown: "",
+    meaning: "A JSON file of the records to start with instead of the two seeded users (see the seed file's shape).",
+    read: (text) => text,
+  },
+];
+
+/** The values of the flags given, by config key; what `readFlags` returns. */
+export type Flags = Partial<Record<keyof Config, string>> & { help?: boolean; version?: boolean };
+
+/**
+ * Reads command-line arguments: a flag per setting (`--port 8080` or `--port=8080`),
+ * `--help` and `--version`. An unknown flag, a flag without its value, or a stray
+ * argument is a ConfigError that says what to do.
+ */
+export function readFlags(args: readonly string[]): Flags {
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
+    help: { type: "boolean", short: "h" },
+    version: { type: "boolean", short: "v" },
   };
+  for (const setting of SETTINGS) options[setting.flag.slice(2)] = { type: "string" };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: [...args], options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new ConfigError(describeArgsError(error as NodeJS.ErrnoException));
+  }
+  const flags: Flags = { help: values.help === true, version: values.version === true };
+  for (const setting of SETTINGS) {
+    const value = values[setting.flag.slice(2)];
+    if (typeof value === "string") flags[setting.key] = value;
+  }
+  return flags;
+}
+
+function describeArgsError(error: NodeJS.ErrnoException): string {
+  const flag = /'(-[^' ]+)/.exec(error.message)?.[1];
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `Unknown flag ${flag ?? "given"}; see --help for the flags`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return `${flag ?? "A flag"} needs a value, as in ${flag ?? "--port"}=8080 or ${flag ?? "--port"} 8080; see --help`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `Unexpected argument ${flag ?? /'([^']*)'/.exec(error.message)?.[1] ?? ""}; every setting is a flag such as --port 8080, see --help`;
+    default:
+      return `${error.message}; see --help`;
+  }
+}
+
+/**
+ * Reads every setting, a flag winning over its environment variable (defaults in
+ * SETTINGS). A value set to the empty string counts as unset. A bad value is a
+ * ConfigError naming the flag or variable it came from.
+ */
+export function readConfig(env: Record<string, string | undefined>, flags: Flags = {}): Config {
+  const config: Record<string, unknown> = {};
+  const sources: Record<string, string> = {};
+  for (const setting of SETTINGS) {
+    const fromFlag = flags[setting.key];
+    const [text, source] = fromFlag !== undefined ? [fromFlag, setting.flag] : [env[setting.variable], setting.variable];
+    const trimmed = text?.trim();
+    config[setting.key] = setting.read(trimmed === "" ? undefined : trimmed, source);
+    sources[setting.key] = source;
+  }
+  const read = config as Config;
   // The headers are part of the request, so their deadline cannot be the later one.
-  if (config.headersTimeout > config.requestTimeout) {
+  if (read.headersTimeout > read.requestTimeout) {
     throw new ConfigError(
-      `HEADERS_TIMEOUT_MS (${config.headersTimeout}) must not be larger than REQUEST_TIMEOUT_MS (${config.requestTimeout})`,
+      `${sources.headersTimeout} (${read.headersTimeout}) must not be larger than ${sources.requestTimeout} (${read.requestTimeout})`,
     );
   }
-  return config;
+  return read;
 }
 
-function readWholeNumber(
-  env: Record<string, string | undefined>,
-  name: string,
-  fallback: number,
-  range: { min: number; max: number },
-): number {
-  const text = env[name]?.trim();
-  if (text === undefined || text === "") return fallback;
-  const value = parseWholeNumber(text);
-  if (value === undefined || value < range.min || value > range.max) {
-    throw new ConfigError(
-      `${name} must be a whole number from ${range.min} to ${range.max}, not "${text.slice(0, 40)}"`,
-    );
+/** The text of `--help`, from SETTINGS. */
+export function helpText(command: string): string {
+  const width = Math.max(...SETTINGS.map((setting) => setting.flag.length)) + 8;
+  const lines = SETTINGS.map((setting) => {
+    const name = `${setting.flag} <${setting.key === "seedFile" ? "file" : "value"}>`.padEnd(width);
+    const source = setting.shown === "" ? setting.variable : `${setting.variable}, default ${setting.shown}`;
+    return `  ${name} ${setting.meaning.replaceAll("`", "")} (${source})`;
+  });
+  return [
+    `Usage: ${command} [flags]`,
+    "",
+    "Serves the JSON REST API. Every flag may also be set by its environment variable; a flag wins.",
+    "",
+    ...lines,
+    `  ${"--help".padEnd(width)} Prints this text.`,
+    `  ${"--version".padEnd(width)} Prints the version.`,
+  ].join("\n");
+}
+
+/**
+ * Reads and parses a seed file; an unreadable file or text that is not JSON is a
+ * ConfigError naming the file. What the records hold is checked by startServer.
+ */
+export function readSeedFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
+    throw new ConfigError(`Cannot read the seed file ${path} (${code}); check the path given to --seed or SEED_FILE`);
   }
-  return value;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`The seed file ${path} is not valid JSON (${(error as Error).message}); fix the file`);
+  }
 }
 
-function readHost(env: Record<string, string | undefined>): string {
-  const text = env.HOST?.trim();
-  if (text === undefined || text === "") return "127.0.0.1";
+function wholeNumber(fallback: number, range: { min: number; max: number }): Setting["read"] {
+  return (text, source) => {
+    if (text === undefined) return fallback;
+    const value = parseWholeNumber(text);
+    if (value === undefined || value < range.min || value > range.max) {
+      throw new ConfigError(`${source} must be a whole number from ${range.min} to ${range.max}, not "${text.slice(0, 40)}"`);
+    }
+    return value;
+  };
+}
+
+function readHost(text: string | undefined, source: string): string {
+  if (text === undefined) return "127.0.0.1";
   if (/\s|\//.test(text)) {
-    throw new ConfigError(`HOST must be an address or host name such as 127.0.0.1 or 0.0.0.0, not "${text.slice(0, 40)}"`);
+    throw new ConfigError(`${source} must be an address or host name such as 127.0.0.1 or 0.0.0.0, not "${text.slice(0, 40)}"`);
   }
   return text;
 }

@@ -1,9 +1,23 @@
-// The entry point: the only code that reads process.env, starts listening and handles signals.
-import { ConfigError, readConfig, type Config } from "./config.ts";
+#!/usr/bin/env node
+// The entry point and the `rest-reference-server` command: the only code that reads process.env
+// and the arguments, starts listening and handles signals.
+import { type Config, ConfigError, helpText, readConfig, readFlags, readSeedFile } from "./config.ts";
+import { type Seed, SeedError } from "./seed.ts";
 import { type RunningServer, startServer } from "./server.ts";
+import { VERSION } from "./version.ts";
 
-const config = loadConfig();
-const running = await listenOrExit(config);
+const flags = readOrExit(() => readFlags(process.argv.slice(2)));
+if (flags.help) {
+  console.log(helpText("rest-reference-server"));
+  process.exit(0);
+}
+if (flags.version) {
+  console.log(VERSION);
+  process.exit(0);
+}
+const config = readOrExit(() => readConfig(process.env, flags));
+const seed = config.seedFile === undefined ? undefined : readOrExit(() => readSeedFile(config.seedFile!));
+const running = await listenOrExit(config, seed);
 console.log(`Listening on ${running.url}`);
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -12,19 +26,22 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   });
 }
 
-function loadConfig(): Config {
+function readOrExit<T>(read: () => T): T {
   try {
-    return readConfig(process.env);
+    return read();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     exitWith(error.message);
   }
 }
 
-async function listenOrExit(config: Config): Promise<RunningServer> {
+async function listenOrExit(config: Config, seed: unknown): Promise<RunningServer> {
+  const { seedFile, ...options } = config;
   try {
-    return await startServer(config);
+    // startServer checks what the records hold, and says what is wrong with each.
+    return await startServer({ ...options, seed: seed as Seed | undefined });
   } catch (error) {
+    if (error instanceof SeedError) exitWith(`The seed file ${seedFile} is not valid: ${error.summary}; fix the file`);
     exitWith(describeListenError(error as NodeJS.ErrnoException, config));
   }
 }

@@ -30,21 +30,26 @@ export type Resource = {
   clientIds: boolean;
   /** Whether records carry a server-set `createdAt`. */
   timestamps: boolean;
+  /** Where `createdAt` comes from; a test can fix it. */
+  clock: () => Date;
   parent: ParentLink | undefined;
   /** Resources whose records belong to this one's records and are deleted with them. */
   children: Resource[];
 };
 
 /** What defineResource needs; a parent, if named, is linked both ways. */
-export type ResourceOptions = Omit<Resource, "parent" | "children"> & {
+export type ResourceOptions = Omit<Resource, "parent" | "children" | "clock"> & {
   parent?: { resource: Resource; key: string; segment: string };
+  /** The current time by default. */
+  clock?: () => Date;
 };
 
 /** Creates a resource and, if it has a parent, the index from each parent to its children. */
 export function defineResource(options: ResourceOptions): Resource {
-  const { parent, ...rest } = options;
+  const { parent, clock = now, ...rest } = options;
   const resource: Resource = {
     ...rest,
+    clock,
     parent: parent && { ...parent, index: new ChildIndex() },
     children: [],
   };
@@ -52,8 +57,12 @@ export function defineResource(options: ResourceOptions): Resource {
   return resource;
 }
 
+function now(): Date {
+  return new Date();
+}
+
 /** Members the server sets, which a client may never send (contract 5). */
-function serverMembers(resource: Resource): string[] {
+export function serverMembers(resource: Resource): string[] {
   const members = resource.clientIds ? [] : ["id"];
   if (resource.parent) members.push(resource.parent.key);
   if (resource.timestamps) members.push("createdAt");
@@ -86,15 +95,11 @@ export function createRecord(resource: Resource, body: JsonObject, parentId?: nu
   if (errors.length > 0) throw invalid(resource, errors);
 
   // Seed spec part 2, rules 1 and 2: the assigned id, replaced by the body's id if it has one.
-  const id = resource.clientIds && Object.hasOwn(body, "id") ? (body.id as number) : resource.records.nextId();
-  if (resource.records.has(id)) {
-    throw new HttpError(
-      "ID_CONFLICT",
-      `A ${resource.label.toLowerCase()} with id ${id} already exists; send another id or none`,
-    );
-  }
+  const chosen = resource.clientIds && Object.hasOwn(body, "id");
+  const id = chosen ? (body.id as number) : resource.records.nextId();
+  if (resource.records.has(id)) throw idConflict(resource, id, chosen);
   const record: StoredRecord = parent ? { id, [parent.key]: parentId, ...body } : { id, ...body };
-  if (resource.timestamps) record.createdAt = new Date().toISOString();
+  if (resource.timestamps) record.createdAt = resource.clock().toISOString();
   resource.records.insert(record);
   parent?.index.add(parentId!, id);
   return record;
@@ -142,6 +147,19 @@ export function listRecords(resource: Resource, query: URLSearchParams, parentId
     ids.map((childId) => resource.records.get(childId)!),
     index.count(parentId),
   );
+}
+
+/**
+ * The 409 of a create. Where the server chose the id, the client sent none, so
+ * "send none" would be no advice: the message names the rule that chose the id
+ * (seed spec part 2, rule 1; only a count can collide, a sequence never does).
+ */
+function idConflict(resource: Resource, id: number, chosen: boolean): HttpError {
+  const name = resource.label.toLowerCase();
+  const message = chosen
+    ? `A ${name} with id ${id} already exists; send another id or none`
+    : `A new ${name} gets id ${id}, the number of ${name}s held plus one, but a ${name} with id ${id} already exists; send an id that is not taken`;
+  return new HttpError("ID_CONFLICT", message);
 }
 
 function checkServerMembers(resource: Resource, body: JsonObject): FieldError[] {

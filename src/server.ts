@@ -2,11 +2,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { type AppOptions, createApp } from "./app.ts";
+import { type AppOptions, createApi } from "./app.ts";
 import { TIMEOUTS } from "./config.ts";
 import { type ErrorCode, HttpError } from "./errors.ts";
 import { clip } from "./input.ts";
+import { refuseUnknownOptions } from "./options.ts";
 import { rawErrorResponse, send } from "./respond.ts";
+import type { Snapshot } from "./seed.ts";
 
 /** Options of startServer; every one has a default. Times are in milliseconds. */
 export type ServerOptions = Omit<AppOptions, "isDraining"> & {
@@ -24,30 +26,49 @@ export type ServerOptions = Omit<AppOptions, "isDraining"> & {
   shutdownTimeout?: number;
 };
 
-/** A listening instance: where it is, and how to stop it. */
+// Every name ServerOptions has, so that a misspelt option is refused instead of ignored.
+const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
+  port: true,
+  host: true,
+  bodyLimit: true,
+  logError: true,
+  seed: true,
+  clock: true,
+  headersTimeout: true,
+  requestTimeout: true,
+  keepAliveTimeout: true,
+  shutdownTimeout: true,
+};
+
+/** A listening instance: where it is, what it holds, and how to stop it. */
 export type RunningServer = {
   /** The base URL, such as `http://127.0.0.1:41234`. */
   url: string;
   port: number;
   server: Server;
+  /** Puts every collection back to the starting records (the seed, or the two seeded users); id sequences start again. */
+  reset: () => Promise<void>;
+  /** A deep copy of every record the instance holds, by collection, in creation order. */
+  snapshot: () => Promise<Snapshot>;
   /** Stops accepting, lets in-flight requests finish, and resolves once every connection is gone. */
   close: () => Promise<void>;
 };
 
-
 /**
- * Starts an isolated instance with its own fresh data. In a test:
- * `const api = await startServer(); ... await api.close();`
+ * Starts an isolated instance with its own fresh data: the seed's records, or the
+ * two seeded users. In a test: `const api = await startServer(); ... await api.close();`
+ * A misspelt option is a TypeError, and a seed that breaks the API's rules a SeedError.
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 0, host = "127.0.0.1", bodyLimit, logError, ...times } = options;
+  refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
+  const { port = 0, host = "127.0.0.1", bodyLimit, logError, seed, clock, ...times } = options;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
   // Node refuses a headers time-out longer than the request time-out, and so would the contract.
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
   const keepAliveTimeout = times.keepAliveTimeout ?? TIMEOUTS.keepAliveTimeout;
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
   let draining = false;
-  const app = createApp({ bodyLimit, logError, isDraining: () => draining });
+  const { listener: app, data } = createApi({ bodyLimit, logError, seed, clock, isDraining: () => draining });
   const inFlight = new Map<Socket, Set<ServerResponse>>();
   const sockets = new Set<Socket>();
   const closeWhenAnswered = new WeakSet<Socket>();
@@ -150,6 +171,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     url: `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`,
     port: address.port,
     server,
+    reset: data.reset,
+    snapshot: data.snapshot,
     close: () => (closing ??= shutdown()),
   };
 }

@@ -59,6 +59,12 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     return this.#records.delete(id);
   }
 
+  /** Forgets every record and the highest id given, as a new collection would be. */
+  clear(): void {
+    this.#records.clear();
+    this.#highestId = 0;
+  }
+
   /** Records in creation order, skipping `offset` and taking at most `limit`. */
   page(offset: number, limit: number): R[] {
     return takePage(this.#records.values(), offset, limit);
@@ -95,6 +101,11 @@ export class ChildIndex {
   /** The ids of `parent`'s children in the order they were added. */
   ids(parent: number): Iterable<number> {
     return this.#children.get(parent) ?? [];
+  }
+
+  /** Forgets every parent and child. */
+  clear(): void {
+    this.#children.clear();
   }
 
   /** Forgets `parent` and returns the ids of the children it had. */

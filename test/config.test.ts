@@ -5,7 +5,7 @@ import { DEFAULT_BODY_LIMIT } from "../src/body.ts";
 import { ConfigError, readConfig, type Config } from "../src/config.ts";
 import { TIMEOUTS } from "../src/config.ts";
 
-const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS };
+const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS, seedFile: undefined };
 
 test("readConfig of an empty environment gives port 3000, host 127.0.0.1 and a 1 MiB body limit", () => {
   assert.equal(DEFAULT_BODY_LIMIT, 1_048_576);

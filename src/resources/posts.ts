@@ -6,8 +6,12 @@ import { nonEmptyString } from "../validate.ts";
 /** The three resources of the family, linked so that deletes cascade down. */
 export type PostFamily = { posts: Resource; comments: Resource; replies: Resource };
 
-/** A fresh, empty family; each collection numbers its own ids and never reuses one (contract 5). */
-export function definePostFamily(): PostFamily {
+/**
+ * A fresh, empty family; each collection numbers its own ids and never reuses one
+ * (contract 5). `clock` gives `createdAt`; the current time by default.
+ */
+export function definePostFamily(options: { clock?: () => Date } = {}): PostFamily {
+  const { clock } = options;
   const body = { required: true, rule: nonEmptyString };
   const posts = defineResource({
     label: "Post",
@@ -17,6 +21,7 @@ export function definePostFamily(): PostFamily {
     fields: { title: { required: true, rule: nonEmptyString }, body },
     clientIds: false,
     timestamps: true,
+    clock,
   });
   const comments = defineResource({
     label: "Comment",
@@ -26,6 +31,7 @@ export function definePostFamily(): PostFamily {
     fields: { body },
     clientIds: false,
     timestamps: true,
+    clock,
     parent: { resource: posts, key: "postId", segment: "comments" },
   });
   const replies = defineResource({
@@ -36,6 +42,7 @@ export function definePostFamily(): PostFamily {
     fields: { body },
     clientIds: false,
     timestamps: true,
+    clock,
     parent: { resource: comments, key: "commentId", segment: "replies" },
   });
   return { posts, comments, replies };

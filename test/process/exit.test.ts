@@ -1,24 +1,11 @@
 // Black-box tests of contract 7's exit rules on a process: bad configuration or a taken port -> exit 1, one line on stderr.
 // They need a process, so the in-process pass (TEST_TARGET unset) runs them against a node process.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { createServer } from "node:net";
 import { test } from "node:test";
-import { processEnv, type ProcessMode, serverCommand, targetMode } from "../support/target.ts";
+import { processMode, runToExit } from "../support/process.ts";
 
-const mode = targetMode();
-const PROCESS: ProcessMode = mode === "inprocess" ? "node" : mode;
-
-/** Starts the server with `env` and collects its exit code and what it wrote to stderr. */
-async function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const { command, args, cwd } = serverCommand(PROCESS);
-  const child = spawn(command, args, { cwd, env: processEnv(env), stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const [code] = (await once(child, "exit")) as [number | null];
-  return { code, stderr };
-}
+const PROCESS = processMode();
 
 const BAD_ENVIRONMENTS: Array<[Record<string, string>, string]> = [
   [{ PORT: "abc" }, 'PORT must be a whole number from 0 to 65535, not "abc"'],

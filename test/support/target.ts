@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { type Runtime, runtimePath } from "../../scripts/install-runtimes.ts";
-import { readConfig } from "../../src/config.ts";
+import { readConfig, readSeedFile } from "../../src/config.ts";
+import type { Seed } from "../../src/seed.ts";
 import { startServer } from "../../src/server.ts";
 
 /** A running server under test: its base URL, and how to stop it. */
@@ -59,7 +60,7 @@ export function serverCommand(mode: ProcessMode): { command: string; args: strin
       return { command: process.execPath, args: ["dist/main.js"], cwd: folder };
     }
     case "deno":
-      return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "src/main.ts"], cwd: ROOT };
+      return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "--allow-read", "src/main.ts"], cwd: ROOT };
     case "bun":
       return { command: runtimeBinary("bun"), args: ["src/main.ts"], cwd: ROOT };
   }
@@ -78,7 +79,9 @@ export function processEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv 
 export async function startTarget(env: Record<string, string> = {}): Promise<Target> {
   const mode = targetMode();
   if (mode === "inprocess") {
-    const running = await startServer(readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" }));
+    const { seedFile, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
+    const seed = seedFile === undefined ? undefined : (readSeedFile(seedFile) as Seed);
+    const running = await startServer({ ...options, seed });
     const stop = async () => {
       await running.close();
       return 0;

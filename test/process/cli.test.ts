@@ -1,0 +1,127 @@
+// Black-box tests of the command line (contract 9): flags win over the environment, --seed, --help, --version, and one line on bad input.
+// They need a process, so the in-process pass (TEST_TARGET unset) runs them against a node process.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { helpText } from "../../src/config.ts";
+import { VERSION } from "../../src/version.ts";
+import { call } from "../support/http.ts";
+import { processMode, runToExit } from "../support/process.ts";
+import { serverCommand, spawnTarget } from "../support/target.ts";
+
+const PROCESS = processMode();
+const folder = mkdtempSync(join(tmpdir(), "rest-cli-"));
+after(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Writes a file into the test's folder and returns its absolute path (the dist process runs elsewhere). */
+function file(name: string, text: string): string {
+  const path = join(folder, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const SEED = {
+  users: [{ id: 5, name: "Eve", email: "eve@example.com" }],
+  posts: [{ id: 3, title: "Seeded", body: "From a file", createdAt: "2026-01-31T09:30:00.000Z" }],
+  comments: [{ id: 7, postId: 3, body: "First", createdAt: "2026-01-31T09:31:00.000Z" }],
+};
+const seedFile = file("seed.json", JSON.stringify(SEED));
+
+/** Starts the command with extra arguments; the test closes it. */
+async function start(t: { after: (fn: () => Promise<void>) => void }, extraArgs: string[], env: Record<string, string> = {}) {
+  const { command, args, cwd } = serverCommand(PROCESS);
+  const target = await spawnTarget(command, [...args, ...extraArgs], env, cwd);
+  t.after(() => target.close());
+  return target;
+}
+
+test(`on ${PROCESS}, --seed FILE --port 0 serves the file's records, and ids continue after them`, async (t) => {
+  const { url, stop } = await start(t, ["--seed", seedFile, "--port", "0"]);
+  assert.deepEqual((await call(`${url}/users`)).body, SEED.users);
+  assert.deepEqual((await call(`${url}/posts/3/comments`)).body, SEED.comments);
+  const user = await call(`${url}/users`, { method: "POST", json: { name: "New", email: "new@example.com" } });
+  assert.equal(user.status, 201);
+  assert.equal((user.body as { id: number }).id, 2);
+  const comment = await call(`${url}/posts/3/comments`, { method: "POST", json: { body: "Second" } });
+  assert.equal((comment.body as { id: number }).id, 8);
+  assert.equal(await stop("SIGTERM"), 0);
+});
+
+test(`on ${PROCESS}, SEED_FILE names the seed file, and --seed wins over it`, async (t) => {
+  const other = file("other.json", JSON.stringify({ users: [{ id: 9, name: "Other", email: "other@example.com" }] }));
+  const fromEnv = await start(t, [], { SEED_FILE: other });
+  assert.deepEqual((await call(`${fromEnv.url}/users`)).body, [{ id: 9, name: "Other", email: "other@example.com" }]);
+  const fromFlag = await start(t, ["--seed", seedFile], { SEED_FILE: other });
+  assert.deepEqual((await call(`${fromFlag.url}/users`)).body, SEED.users);
+});
+
+test(`on ${PROCESS}, a flag wins over its variable: --port=0 starts although PORT is not a number`, async (t) => {
+  const { url } = await start(t, ["--port=0", "--body-limit", "20"], { PORT: "not-a-port" });
+  const response = await call(`${url}/users`, { method: "POST", json: { name: "Too long", email: "long@example.com" } });
+  assert.equal(response.status, 413);
+});
+
+const BAD_ARGUMENTS: Array<[args: string[], line: string]> = [
+  [["--nope"], "Unknown flag --nope; see --help for the flags"],
+  [["--port"], "--port needs a value, as in --port=8080 or --port 8080; see --help"],
+  [["--port", "abc"], '--port must be a whole number from 0 to 65535, not "abc"'],
+  [["--headers-timeout", "0"], '--headers-timeout must be a whole number from 1 to 3600000, not "0"'],
+  [["--headers-timeout", "2000", "--request-timeout", "1000"], "--headers-timeout (2000) must not be larger than --request-timeout (1000)"],
+  [["serve"], "Unexpected argument serve; every setting is a flag such as --port 8080, see --help"],
+];
+
+for (const [args, line] of BAD_ARGUMENTS) {
+  test(`on ${PROCESS}, ${args.join(" ")} ends the process with exit code 1 and one line on stderr`, async () => {
+    const { code, stdout, stderr } = await runToExit({}, args);
+    assert.equal(code, 1);
+    assert.equal(stdout, "");
+    assert.equal(stderr, `${line}\n`);
+  });
+}
+
+test(`on ${PROCESS}, a seed file that does not exist: exit 1 and one line naming it`, async () => {
+  const missing = join(folder, "missing.json");
+  const { code, stderr } = await runToExit({}, ["--seed", missing]);
+  assert.equal(code, 1);
+  assert.equal(stderr, `Cannot read the seed file ${missing} (ENOENT); check the path given to --seed or SEED_FILE\n`);
+});
+
+test(`on ${PROCESS}, a seed file that is not JSON: exit 1 and one line naming it`, async () => {
+  const broken = file("broken.json", '{"users": [');
+  const { code, stderr } = await runToExit({}, ["--seed", broken]);
+  assert.equal(code, 1);
+  // The parser's own words differ between runtimes; the line around them does not.
+  assert.match(stderr, new RegExp(`^The seed file ${broken} is not valid JSON \\([^\\n]+\\); fix the file\\n$`));
+});
+
+test(`on ${PROCESS}, a seed file that breaks the API's rules: exit 1 and one line naming every problem`, async () => {
+  const invalid = file(
+    "invalid.json",
+    JSON.stringify({
+      users: [{ id: 1, name: "", email: "ada@example.com" }],
+      comments: [{ id: 1, postId: 4, body: "Orphan", createdAt: "2026-01-31T09:30:00.000Z" }],
+    }),
+  );
+  const { code, stderr } = await runToExit({}, ["--seed", invalid]);
+  assert.equal(code, 1);
+  assert.equal(
+    stderr,
+    `The seed file ${invalid} is not valid: users[0].name must be a non-empty string; ` +
+      "comments[0].postId must be the id of a post of the seed; none has id 4; fix the file\n",
+  );
+});
+
+test(`on ${PROCESS}, --help prints every flag and exits 0`, async () => {
+  const { code, stdout, stderr } = await runToExit({}, ["--help"]);
+  assert.equal(code, 0);
+  assert.equal(stderr, "");
+  assert.equal(stdout, `${helpText("rest-reference-server")}\n`);
+});
+
+test(`on ${PROCESS}, --version prints the package's version and exits 0`, async () => {
+  const { code, stdout } = await runToExit({}, ["--version"]);
+  assert.equal(code, 0);
+  assert.equal(stdout, `${VERSION}\n`);
+});

@@ -1,0 +1,25 @@
+// A server process run to its end: the command under test with extra arguments, its exit code and its output.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { processEnv, type ProcessMode, serverCommand, targetMode } from "./target.ts";
+
+/** The runtime a process test runs on: TEST_TARGET's, or node for the in-process pass. */
+export function processMode(): ProcessMode {
+  const mode = targetMode();
+  return mode === "inprocess" ? "node" : mode;
+}
+
+/** Starts the server with `args` and `env`, and collects its exit code, stdout and stderr. */
+export async function runToExit(
+  env: Record<string, string>,
+  extraArgs: string[] = [],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { command, args, cwd } = serverCommand(processMode());
+  const child = spawn(command, [...args, ...extraArgs], { cwd, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const [code] = (await once(child, "exit")) as [number | null];
+  return { code, stdout, stderr };
+}
