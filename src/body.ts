@@ -130,7 +130,7 @@ export function treeProblem(root: object, subject: string): HttpError | undefine
 export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  return `a ${typeof value}`;
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 function tooLarge(limit: number): HttpError {

@@ -2,7 +2,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEFAULT_BODY_LIMIT } from "../src/body.ts";
-import { ConfigError, readConfig, type Config } from "../src/config.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, helpText, readConfig, readFlags, readSeedFile, SETTINGS, type Config } from "../src/config.ts";
 import { TIMEOUTS } from "../src/config.ts";
 
 const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS, seedFile: undefined };
@@ -112,4 +115,48 @@ test("readConfig refuses a headers time-out longer than the request time-out", (
     message: "HEADERS_TIMEOUT_MS (2000) must not be larger than REQUEST_TIMEOUT_MS (1000)",
   });
   assert.throws(() => readConfig({ HEADERS_TIMEOUT_MS: "40000" }), { name: "ConfigError" });
+});
+
+test("readFlags reads a flag per setting, in both --flag value and --flag=value forms", () => {
+  assert.deepEqual(readFlags(["--port", "8080", "--host=0.0.0.0", "--seed", "seed.json"]), {
+    help: false,
+    version: false,
+    port: "8080",
+    host: "0.0.0.0",
+    seedFile: "seed.json",
+  });
+  assert.deepEqual(readFlags(["-h"]), { help: true, version: false });
+  assert.deepEqual(readFlags(["--version"]), { help: false, version: true });
+});
+
+test("readConfig lets a flag win over its variable, and names the flag when its value is bad", () => {
+  assert.equal(readConfig({ PORT: "abc" }, { port: "0" }).port, 0);
+  assert.equal(readConfig({ SEED_FILE: "a.json" }, { seedFile: "b.json" }).seedFile, "b.json");
+  assert.equal(readConfig({ SEED_FILE: "a.json" }).seedFile, "a.json");
+  assert.throws(() => readConfig({ PORT: "1" }, { port: "x" }), {
+    name: "ConfigError",
+    message: '--port must be a whole number from 0 to 65535, not "x"',
+  });
+});
+
+test("helpText lists every setting's flag and variable", () => {
+  const text = helpText("rest-reference-server");
+  for (const setting of SETTINGS) {
+    assert.ok(text.includes(`${setting.flag} <`), setting.flag);
+    assert.ok(text.includes(`(${setting.variable}`), setting.variable);
+  }
+});
+
+test("readSeedFile parses a JSON file, and names the file when it cannot", (t) => {
+  const folder = mkdtempSync(join(tmpdir(), "rest-config-"));
+  t.after(() => rmSync(folder, { recursive: true, force: true }));
+  const good = join(folder, "good.json");
+  writeFileSync(good, '{"users": []}');
+  assert.deepEqual(readSeedFile(good), { users: [] });
+  const missing = join(folder, "missing.json");
+  assert.throws(() => readSeedFile(missing), {
+    name: "ConfigError",
+    message: `Cannot read the seed file ${missing} (ENOENT); check the path given to --seed or SEED_FILE`,
+  });
+  assert.throws(() => readSeedFile(folder), { name: "ConfigError", message: `Cannot read the seed file ${folder} (EISDIR); check the path given to --seed or SEED_FILE` });
 });

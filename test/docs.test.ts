@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { ERROR_CATALOGUE } from "../src/errors.ts";
-import { readConfig } from "../src/config.ts";
+import { readConfig, SETTINGS } from "../src/config.ts";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
@@ -20,21 +20,22 @@ test("the README's error table lists every catalogued code with its status and m
   assert.deepEqual(rows, expected);
 });
 
-test("the README's configuration table names every variable readConfig reads, with its default", () => {
-  const rows = tableRows(/^\| `[A-Z_]+` \| `/);
+test("the README's configuration table is SETTINGS: every variable, its flag, its default and its meaning, in order", () => {
+  const rows = tableRows(/^\| `[A-Z_]+` \| `--/);
+  const expected = SETTINGS.map((setting) => [
+    `\`${setting.variable}\``,
+    `\`${setting.flag}\``,
+    setting.shown === "" ? "none" : `\`${setting.shown}\``,
+    setting.meaning,
+  ]);
+  assert.deepEqual(rows, expected);
+});
+
+test("every setting's shown default is what readConfig gives when nothing is set", () => {
   const defaults = readConfig({});
-  assert.deepEqual(
-    rows.map(([name, value]) => [name, value!.split(" ")[0]]),
-    [
-      ["`PORT`", `\`${defaults.port}\``],
-      ["`HOST`", `\`${defaults.host}\``],
-      ["`BODY_LIMIT`", `\`${defaults.bodyLimit}\``],
-      ["`HEADERS_TIMEOUT_MS`", `\`${defaults.headersTimeout}\``],
-      ["`REQUEST_TIMEOUT_MS`", `\`${defaults.requestTimeout}\``],
-      ["`KEEP_ALIVE_TIMEOUT_MS`", `\`${defaults.keepAliveTimeout}\``],
-      ["`SHUTDOWN_TIMEOUT_MS`", `\`${defaults.shutdownTimeout}\``],
-    ],
-  );
+  for (const setting of SETTINGS) {
+    assert.equal(setting.shown, defaults[setting.key] === undefined ? "" : String(defaults[setting.key]), setting.variable);
+  }
 });
 
 test("the README's source tour names every file in src/", () => {

@@ -90,7 +90,12 @@ test("POST /users after a delete whose count + 1 is a held id -> 409, nothing ov
   // One user is held, so the assigned id is 2: user 2's id (seed spec part 4, rule 5).
   const response = await call(`${url}/users`, { method: "POST", json: GRACE });
   assert.equal(response.status, 409);
-  assert.equal((response.body as { code: string }).code, "ID_CONFLICT");
+  // No id was sent, so the message names the rule that chose one and what to send instead.
+  assert.deepEqual(response.body, {
+    message:
+      "A new user gets id 2, the number of users held plus one, but a user with id 2 already exists; send an id that is not taken",
+    code: "ID_CONFLICT",
+  });
   assert.deepEqual((await call(`${url}/users`)).body, [ALAN]);
   // With a free id chosen by the client, the create succeeds.
   const chosen = await call(`${url}/users`, { method: "POST", json: { id: 7, ...GRACE } });
