@@ -1,5 +1,6 @@
 // readConfig: the environment read and checked into a typed Config, in one place.
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
+import { type CorsOrigins, normaliseOrigin } from "./cors.ts";
 import { parseWholeNumber } from "./input.ts";
 
 /** Everything the process takes from its environment. Times are in milliseconds. */
@@ -11,6 +12,7 @@ export type Config = {
   requestTimeout: number;
   keepAliveTimeout: number;
   shutdownTimeout: number;
+  corsOrigins: CorsOrigins;
 };
 
 /** An environment variable with a value the server cannot use; the message says what to set. */
@@ -36,7 +38,8 @@ const MILLISECONDS = { min: 1, max: 3_600_000 };
  * Reads PORT (default 3000, 0 picks a free port), HOST (default 127.0.0.1),
  * BODY_LIMIT (bytes, default 1 MiB) and the time-outs HEADERS_TIMEOUT_MS,
  * REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS and SHUTDOWN_TIMEOUT_MS (defaults in
- * TIMEOUTS). A variable set to the empty string counts as unset.
+ * TIMEOUTS), and CORS_ORIGINS (`*` by default, `off`, or a comma-separated list of
+ * origins). A variable set to the empty string counts as unset.
  */
 export function readConfig(env: Record<string, string | undefined>): Config {
   const config: Config = {
@@ -47,6 +50,7 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     requestTimeout: readWholeNumber(env, "REQUEST_TIMEOUT_MS", TIMEOUTS.requestTimeout, MILLISECONDS),
     keepAliveTimeout: readWholeNumber(env, "KEEP_ALIVE_TIMEOUT_MS", TIMEOUTS.keepAliveTimeout, MILLISECONDS),
     shutdownTimeout: readWholeNumber(env, "SHUTDOWN_TIMEOUT_MS", TIMEOUTS.shutdownTimeout, MILLISECONDS),
+    corsOrigins: readCorsOrigins(env),
   };
   // The headers are part of the request, so their deadline cannot be the later one.
   if (config.headersTimeout > config.requestTimeout) {
@@ -81,4 +85,23 @@ function readHost(env: Record<string, string | undefined>): string {
     throw new ConfigError(`HOST must be an address or host name such as 127.0.0.1 or 0.0.0.0, not "${text.slice(0, 40)}"`);
   }
   return text;
+}
+
+function readCorsOrigins(env: Record<string, string | undefined>): CorsOrigins {
+  const text = env.CORS_ORIGINS?.trim();
+  if (text === undefined || text === "" || text === "*") return "*";
+  if (text.toLowerCase() === "off") return "off";
+  const origins: string[] = [];
+  for (const entry of text.split(",")) {
+    const origin = entry.trim();
+    if (origin === "") {
+      throw new ConfigError(`CORS_ORIGINS has an empty entry; write *, off, or origins separated by single commas`);
+    }
+    try {
+      origins.push(normaliseOrigin(origin));
+    } catch (error) {
+      throw new ConfigError(`CORS_ORIGINS must be *, off, or a comma-separated list of origins: ${(error as Error).message}`);
+    }
+  }
+  return origins;
 }

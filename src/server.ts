@@ -40,14 +40,14 @@ export type RunningServer = {
  * `const api = await startServer(); ... await api.close();`
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 0, host = "127.0.0.1", bodyLimit, logError, ...times } = options;
+  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, ...times } = options;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
   // Node refuses a headers time-out longer than the request time-out, and so would the contract.
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
   const keepAliveTimeout = times.keepAliveTimeout ?? TIMEOUTS.keepAliveTimeout;
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
   let draining = false;
-  const app = createApp({ bodyLimit, logError, isDraining: () => draining });
+  const app = createApp({ bodyLimit, corsOrigins, logError, isDraining: () => draining });
   const inFlight = new Map<Socket, Set<ServerResponse>>();
   const sockets = new Set<Socket>();
   const closeWhenAnswered = new WeakSet<Socket>();

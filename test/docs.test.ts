@@ -33,6 +33,7 @@ test("the README's configuration table names every variable readConfig reads, wi
       ["`REQUEST_TIMEOUT_MS`", `\`${defaults.requestTimeout}\``],
       ["`KEEP_ALIVE_TIMEOUT_MS`", `\`${defaults.keepAliveTimeout}\``],
       ["`SHUTDOWN_TIMEOUT_MS`", `\`${defaults.shutdownTimeout}\``],
+      ["`CORS_ORIGINS`", `\`${defaults.corsOrigins}\``],
     ],
   );
 });
