@@ -1,10 +1,10 @@
 // createApp: the API as a node:http request listener, behind the one error boundary.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { ClientGoneError, DEFAULT_BODY_LIMIT, readJson } from "./body.ts";
+import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
 import type { ApiRoute, Handler } from "./handler.ts";
 import { parseId } from "./ids.ts";
-import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { clip } from "./input.ts";
 import { lingerOnClose } from "./linger.ts";
 import { INTERNAL_ERROR_REPLY, type Reply, send } from "./respond.ts";
