@@ -1,6 +1,7 @@
 // createApp: the API as a node:http request listener, behind the one error boundary.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { ClientGoneError, DEFAULT_BODY_LIMIT, readJson } from "./body.ts";
+import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
 import type { ApiRoute, Handler } from "./handler.ts";
 import { parseId } from "./ids.ts";
@@ -19,6 +20,11 @@ import type { Seed } from "./seed.ts";
 export type AppOptions = {
   /** The largest request body in bytes; larger ones get 413. */
   bodyLimit?: number;
+  /**
+   * Which origins' pages may read the answers (CORS): any (`*`, the default), only
+   * those listed (`https://app.example.com`), or none (`off`). A bad origin throws a TypeError.
+   */
+  corsOrigins?: CorsOrigins;
   /** Whether shutdown has begun: new requests then get 503 and `Connection: close`. */
   isDraining?: () => boolean;
   /** Where an unexpected error goes; stderr by default. */
@@ -30,7 +36,14 @@ export type AppOptions = {
 };
 
 // Every name AppOptions has, so that a misspelt option is refused instead of ignored.
-const APP_OPTIONS: Record<keyof AppOptions, true> = { bodyLimit: true, isDraining: true, logError: true, seed: true, clock: true };
+const APP_OPTIONS: Record<keyof AppOptions, true> = {
+  bodyLimit: true,
+  corsOrigins: true,
+  isDraining: true,
+  logError: true,
+  seed: true,
+  clock: true,
+};
 
 /** The whole API's route table, over a fresh data set of its own. */
 export function apiRoutes(isDraining: () => boolean = never, data: DataSet = createDataSet()): ApiRoute[] {
@@ -86,6 +99,7 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
   const isDraining = options.isDraining ?? never;
   const logError = options.logError ?? logToStderr;
   const servedWhileDraining = options.servedWhileDraining ?? new Set();
+  const cors = createCorsPolicy(options.corsOrigins ?? "*");
   // The request each connection is still answering. HTTP/1.1 answers pipelined
   // requests in order (RFC 9112, section 9.3.2), so a request that arrives behind
   // one still reading its body waits for it instead of overtaking it.
@@ -100,7 +114,10 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
     // the server go on reading a body it has already refused.
     const unread = !request.complete && hasBody(request);
     if (unread) lingerOnClose(request.socket);
-    send(response, reply, { head: request.method === "HEAD", close: unread || isDraining() });
+    // Every answer, errors included, carries the CORS headers of the request's origin;
+    // here, where every answer passes, a request without Origin costs one header lookup.
+    const headers = cors?.headersFor(request.headers.origin);
+    send(response, reply, { head: request.method === "HEAD", close: unread || isDraining(), headers });
   }
 
   function fail(request: IncomingMessage, response: ServerResponse, error: unknown): void {
@@ -133,7 +150,18 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
       const error = new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection");
       return fail(request, response, error);
     }
-    if (found.kind === "options") return answer(request, response, { status: 204, headers: { allow: found.allow } });
+    if (found.kind === "options") {
+      // A CORS preflight (Fetch standard, section 3.2.2) from an allowed origin also
+      // learns what it may send; any other OPTIONS, or one from an origin not allowed, gets Allow alone.
+      const origin = request.headers.origin;
+      const preflight =
+        cors !== undefined &&
+        origin !== undefined &&
+        request.headers["access-control-request-method"] !== undefined &&
+        cors.allows(origin);
+      const headers = preflight ? preflightHeaders(found.allow) : { allow: found.allow };
+      return answer(request, response, { status: 204, headers });
+    }
     if (found.kind === "method-not-allowed") {
       const error = new HttpError("METHOD_NOT_ALLOWED", `Method ${clip(method)} is not allowed here; use ${found.allow}`, {
         headers: { allow: found.allow },

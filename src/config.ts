@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
+import { type CorsOrigins, normaliseOrigin } from "./cors.ts";
 import { parseWholeNumber } from "./input.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
@@ -13,6 +14,8 @@ export type Config = {
   requestTimeout: number;
   keepAliveTimeout: number;
   shutdownTimeout: number;
+  /** Which origins a browser may call the API from: any (`*`), none (`off`), or these. */
+  corsOrigins: CorsOrigins;
   /** A JSON file of starting records (the `seed` option's shape), if one is named. */
   seedFile: string | undefined;
 };
@@ -108,6 +111,15 @@ export const SETTINGS: readonly Setting[] = [
     shown: String(TIMEOUTS.shutdownTimeout),
     meaning: "After `SIGTERM` or `SIGINT`, connections still busy this long are cut.",
     read: wholeNumber(TIMEOUTS.shutdownTimeout, MILLISECONDS),
+  },
+  {
+    key: "corsOrigins",
+    variable: "CORS_ORIGINS",
+    flag: "--cors-origins",
+    shown: "*",
+    meaning:
+      "Which web pages may read the answers (CORS): `*` any, a comma-separated list of origins such as `https://app.example.com,http://localhost:5173` only those, or `off` none.",
+    read: readCorsOrigins,
   },
   {
     key: "seedFile",
@@ -233,6 +245,24 @@ function wholeNumber(fallback: number, range: { min: number; max: number }): Set
     }
     return value;
   };
+}
+
+function readCorsOrigins(text: string | undefined, source: string): CorsOrigins {
+  if (text === undefined || text === "*") return "*";
+  if (text.toLowerCase() === "off") return "off";
+  const origins: string[] = [];
+  for (const entry of text.split(",")) {
+    const origin = entry.trim();
+    if (origin === "") {
+      throw new ConfigError(`${source} has an empty entry; write *, off, or origins separated by single commas`);
+    }
+    try {
+      origins.push(normaliseOrigin(origin));
+    } catch (error) {
+      throw new ConfigError(`${source} must be *, off, or a comma-separated list of origins: ${(error as Error).message}`);
+    }
+  }
+  return origins;
 }
 
 function readHost(text: string | undefined, source: string): string {

@@ -13,8 +13,12 @@ export type Reply = {
   headers?: Record<string, string>;
 };
 
-/** How a reply is written: without a body for HEAD, with `Connection: close` when asked. */
-export type SendOptions = { head?: boolean; close?: boolean };
+/**
+ * How a reply is written: without a body for HEAD, with `Connection: close` when asked,
+ * and with `headers`, a flat [name, value, ...] list every answer to this request
+ * carries whatever the reply (the CORS headers).
+ */
+export type SendOptions = { head?: boolean; close?: boolean; headers?: readonly string[] };
 
 /** Writes a reply as JSON with Content-Type and an exact Content-Length; 204 has neither. */
 export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}): void {
@@ -27,6 +31,8 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
   if (reply.headers !== undefined) {
     for (const name in reply.headers) headers.push(name, reply.headers[name]!);
   }
+  const shared = options.headers;
+  if (shared !== undefined) for (let i = 0; i < shared.length; i++) headers.push(shared[i]!);
   if (options.close) headers.push("connection", "close");
   if (reply.status === 204 || reply.body === undefined) {
     res.writeHead(reply.status, headers);

@@ -31,6 +31,7 @@ const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
   port: true,
   host: true,
   bodyLimit: true,
+  corsOrigins: true,
   logError: true,
   seed: true,
   clock: true,
@@ -61,14 +62,14 @@ export type RunningServer = {
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
-  const { port = 0, host = "127.0.0.1", bodyLimit, logError, seed, clock, ...times } = options;
+  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, seed, clock, ...times } = options;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
   // Node refuses a headers time-out longer than the request time-out, and so would the contract.
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
   const keepAliveTimeout = times.keepAliveTimeout ?? TIMEOUTS.keepAliveTimeout;
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
   let draining = false;
-  const { listener: app, data } = createApi({ bodyLimit, logError, seed, clock, isDraining: () => draining });
+  const { listener: app, data } = createApi({ bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => draining });
   const inFlight = new Map<Socket, Set<ServerResponse>>();
   const sockets = new Set<Socket>();
   const closeWhenAnswered = new WeakSet<Socket>();

@@ -126,3 +126,24 @@ test("apiRoutes lists every route once, each with an upper-case method and a pat
     assert.ok(keys.includes(key), key);
   }
 });
+
+test("a 500 and a 503 carry the CORS headers of an allowed origin, so its page can read them", async (t) => {
+  const origin = "https://app.example.com";
+  const boom = await serve(t, createListener(boomRoutes(), { corsOrigins: [origin], logError: () => {} }));
+  const failed = await call(`${boom}/boom`, { headers: { origin } });
+  assert.equal(failed.status, 500);
+  assert.equal(failed.headers.get("access-control-allow-origin"), origin);
+  assert.equal(failed.headers.get("access-control-expose-headers"), "X-Total-Count, Location, ETag, Link");
+  assert.equal(failed.headers.get("vary"), "Origin");
+
+  const draining = await serve(t, createApp({ isDraining: () => true }));
+  const refused = await call(`${draining}/users`, { headers: { origin } });
+  assert.equal(refused.status, 503);
+  assert.equal(refused.headers.get("connection"), "close");
+  assert.equal(refused.headers.get("access-control-allow-origin"), "*");
+});
+
+test("createApp with a bad corsOrigins throws a TypeError at once", () => {
+  assert.throws(() => createApp({ corsOrigins: ["https://app.example.com/"] }), { name: "TypeError" });
+  assert.throws(() => createApp({ corsOrigins: "none" as never }), { name: "TypeError" });
+});

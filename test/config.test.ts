@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ConfigError, helpText, readConfig, readFlags, readSeedFile, SETTINGS, type Config } from "../src/config.ts";
 import { TIMEOUTS } from "../src/config.ts";
 
-const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS, seedFile: undefined };
+const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS, corsOrigins: "*", seedFile: undefined };
 
 test("readConfig of an empty environment gives port 3000, host 127.0.0.1 and a 1 MiB body limit", () => {
   assert.equal(DEFAULT_BODY_LIMIT, 1_048_576);
@@ -99,6 +99,47 @@ test("readConfig throws a ConfigError naming the variable for each invalid value
         return true;
       },
     );
+  }
+});
+
+test("readConfig reads CORS_ORIGINS as *, off, or a list of origins normalised as browsers send them", () => {
+  const cases: Array<[value: string, origins: Config["corsOrigins"]]> = [
+    ["*", "*"],
+    [" * ", "*"],
+    ["off", "off"],
+    ["OFF", "off"],
+    ["https://app.example.com", ["https://app.example.com"]],
+    ["HTTPS://App.Example.COM", ["https://app.example.com"]],
+    ["http://127.0.0.1:8080, http://localhost:5173", ["http://127.0.0.1:8080", "http://localhost:5173"]],
+    ["https://app.example.com:443,http://a.example:80", ["https://app.example.com", "http://a.example"]],
+    ["https://app.example.com:8443", ["https://app.example.com:8443"]],
+    ["http://[::1]:3000", ["http://[::1]:3000"]],
+  ];
+  for (const [value, corsOrigins] of cases) {
+    assert.deepEqual(readConfig({ CORS_ORIGINS: value }), { ...DEFAULTS, corsOrigins }, value);
+  }
+});
+
+test("readConfig throws a one-line ConfigError naming CORS_ORIGINS for each value that is not an origin", () => {
+  const fix = "write http or https, ://, the host and an optional :port, with no path or trailing slash, such as https://app.example.com";
+  const bad = (shown: string) => `CORS_ORIGINS must be *, off, or a comma-separated list of origins: "${shown}" is not an origin; ${fix}`;
+  const empty = "CORS_ORIGINS has an empty entry; write *, off, or origins separated by single commas";
+  const cases: Array<[value: string, message: string]> = [
+    ["https://app.example.com/", bad("https://app.example.com/")],
+    ["https://app.example.com/app", bad("https://app.example.com/app")],
+    ["https://app.example.com?x=1", bad("https://app.example.com?x=1")],
+    ["https://user@app.example.com", bad("https://user@app.example.com")],
+    ["app.example.com", bad("app.example.com")],
+    ["ftp://files.example.com", bad("ftp://files.example.com")],
+    ["null", bad("null")],
+    ["https://a.example,*", bad("*")],
+    ["https://a.example,,https://b.example", empty],
+    ["https://a.example,", empty],
+    ["https://a.example:99999", bad("https://a.example:99999")],
+  ];
+  for (const [value, message] of cases) {
+    assert.throws(() => readConfig({ CORS_ORIGINS: value }), { name: "ConfigError", message }, value);
+    assert.doesNotMatch(message, /\n/);
   }
 });
 
