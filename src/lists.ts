@@ -283,7 +283,7 @@ export function linkHeader(path: string, list: ListQuery, total: number): string
   const { offset, limit } = list;
   if (limit === 0) return undefined;
   const shown = Math.max(0, Math.min(limit, total - offset));
-  if (offset === 0 && shown === total) return undefined;
+  if (shown === total) return undefined;
   // Without a limit there is one page, the whole list, so first, prev and last are offset 0.
   const last = total === 0 || limit === Infinity ? 0 : Math.floor((total - 1) / limit) * limit;
   const links: Array<[rel: string, offset: number]> = [["first", 0]];
