@@ -8,7 +8,14 @@ import type { Reply } from "./respond.ts";
 export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, when: "The request is not valid HTTP/1.1." },
   INVALID_ID: { status: 400, when: "A path id is not a positive whole number in base 10." },
-  INVALID_QUERY: { status: 400, when: "`limit` or `offset` is not a non-negative whole number." },
+  INVALID_QUERY: {
+    status: 400,
+    when: "`limit` or `offset` is not a non-negative whole number or is repeated, or a filter has an empty name or names more than 20 members.",
+  },
+  INVALID_SORT: {
+    status: 400,
+    when: "`sort` is empty or repeated, has an empty key or one with white space at an end, names a member twice, or has more than 5 keys.",
+  },
   EMPTY_BODY: { status: 400, when: "A POST or PUT has an empty body." },
   INVALID_ENCODING: { status: 400, when: "The body is not valid UTF-8." },
   INVALID_JSON: { status: 400, when: "The body is not well-formed JSON." },

@@ -2,7 +2,7 @@
 import type { JsonObject } from "./body.ts";
 import { type ErrorCode, type FieldError, HttpError } from "./errors.ts";
 import type { ApiRoute } from "./handler.ts";
-import { listReply, readPage } from "./lists.ts";
+import { isPlain, listReply, readList, selectPage } from "./lists.ts";
 import type { Reply } from "./respond.ts";
 import { ChildIndex, type Collection, type StoredRecord, takePage } from "./store.ts";
 import { checkFields, type FieldSpec, positiveSafeInteger } from "./validate.ts";
@@ -137,16 +137,30 @@ function deleteTree(resource: Resource, id: number): void {
 
 /** One page of a resource's records: all of them, or, for a child resource, those of one parent. */
 export function listRecords(resource: Resource, query: URLSearchParams, parentId?: number): Reply {
-  const { offset, limit } = readPage(query);
-  if (resource.parent === undefined) return listReply(resource.records.page(offset, limit), resource.records.size);
+  const list = readList(query);
+  const { offset, limit } = list;
+  const { records } = resource;
+  if (resource.parent === undefined) {
+    const links = { path: resource.path, list };
+    if (isPlain(list)) return listReply(records.page(offset, limit), records.size, links);
+    const { items, total } = selectPage(records.page(0, Infinity), list);
+    return listReply(items, total, links);
+  }
   if (parentId === undefined) throw new TypeError(`Listing ${resource.label.toLowerCase()}s needs the id of their parent`);
   findRecord(resource.parent.resource, parentId);
   const { index } = resource.parent;
-  const ids = takePage(index.ids(parentId), offset, limit);
-  return listReply(
-    ids.map((childId) => resource.records.get(childId)!),
-    index.count(parentId),
-  );
+  const links = { path: `${resource.parent.resource.path}/${parentId}/${resource.parent.segment}`, list };
+  if (isPlain(list)) {
+    const ids = takePage(index.ids(parentId), offset, limit);
+    return listReply(
+      ids.map((childId) => records.get(childId)!),
+      index.count(parentId),
+      links,
+    );
+  }
+  // Only this parent's children are read, so the cost follows their number (contract 5).
+  const { items, total } = selectPage(Array.from(index.ids(parentId), (childId) => records.get(childId)!), list);
+  return listReply(items, total, links);
 }
 
 /**

@@ -19,6 +19,8 @@ export type Expected =
       body?: unknown;
       location?: string;
       totalCount?: number;
+      /** The Link header of a list answer; undefined when none is due. */
+      link?: string;
       allow?: string;
       created?: Created;
     }
@@ -80,9 +82,9 @@ export class ApiModel {
     }
 
     const name = route.name;
-    if (name === "users") return method === "GET" ? this.list(this.users, query) : this.createUser(body);
+    if (name === "users") return method === "GET" ? this.list(this.users, query, "/users") : this.createUser(body);
     if (name === "user") return this.user(method, id, body);
-    if (name === "posts") return method === "GET" ? this.list(this.posts, query) : this.createPost(body);
+    if (name === "posts") return method === "GET" ? this.list(this.posts, query, "/posts") : this.createPost(body);
     if (name === "post") return this.record(method, "posts", id, body);
     if (name === "post-comments") return this.children(method, "comments", id, body, query);
     if (name === "comment") return this.record(method, "comments", id, body);
@@ -95,12 +97,18 @@ export class ApiModel {
     for (const record of this[created.collection]) if (record.id === created.id) record.createdAt = createdAt;
   }
 
-  list(records: Json[], query: string): Expected {
-    const page = readPage(query);
-    if (page === undefined) return error(400, "INVALID_QUERY");
+  /** Contract 6 and 10: filter, sort, then cut the page; a Link header when the page holds fewer than match. */
+  list(records: Json[], query: string, path: string): Expected {
+    const list = readList(query);
+    if ("code" in list) return error(400, list.code);
+    const matches: Json[] = [];
+    for (const record of records) if (matchesAll(record, list.filters)) matches.push(record);
+    const sorted = sortByKeys(matches, list.sort);
     const items: Json[] = [];
-    for (let i = page.offset; i < records.length && items.length < page.limit; i++) items.push(records[i]!);
-    return { kind: "success", status: 200, body: items, totalCount: records.length };
+    for (let i = list.offset; i < sorted.length && items.length < list.limit; i++) items.push(sorted[i]!);
+    const expected: Expected = { kind: "success", status: 200, body: items, totalCount: matches.length };
+    const link = linkOf(path, list, items.length, matches.length);
+    return link === undefined ? expected : { ...expected, link };
   }
 
   createUser(body: Json): Expected {
@@ -152,7 +160,8 @@ export class ApiModel {
     const key = collection === "comments" ? "postId" : "commentId";
     if (method === "GET") {
       // The list controls are read before the parent is looked up, like a path id.
-      if (readPage(query) === undefined) return error(400, "INVALID_QUERY");
+      const list = readList(query);
+      if ("code" in list) return error(400, list.code);
     }
     if (findIndex(parents, parentId) === -1) {
       return collection === "comments"
@@ -163,7 +172,7 @@ export class ApiModel {
     if (method === "GET") {
       const mine: Json[] = [];
       for (const record of records) if (record[key] === parentId) mine.push(record);
-      return this.list(mine, query);
+      return this.list(mine, query, `/${collection === "comments" ? "posts" : "comments"}/${parentId}/${collection}`);
     }
     const wrong = serverMembersSent(body, ["id", key, "createdAt"]);
     if (!has(body, "body") || !isNonEmptyString(body.body)) wrong.push("body");
@@ -258,26 +267,179 @@ function readId(text: string): number | undefined {
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
-/** Contract 6: `limit` and `offset` are non-negative whole numbers, each given at most once. */
-function readPage(query: string): { offset: number; limit: number } | undefined {
-  let offset: number | undefined;
-  let limit: number | undefined;
-  if (query === "") return { offset: 0, limit: Infinity };
+/** A list request read from its query: the page, the sort keys, the filters, and the parameters a Link keeps. */
+type ListRequest = {
+  offset: number;
+  limit: number;
+  sort: Array<{ member: string; descending: boolean }>;
+  filters: Array<{ member: string; texts: string[] }>;
+  kept: Array<[string, string]>;
+};
+
+/** The query's name=value pairs, decoded as a form is: `+` is a space. Empty pairs are skipped. */
+function queryPairs(query: string): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
   for (const pair of query.split("&")) {
     if (pair === "") continue;
     const equals = pair.indexOf("=");
     const name = decodeURIComponent((equals === -1 ? pair : pair.slice(0, equals)).replaceAll("+", " "));
     const value = decodeURIComponent((equals === -1 ? "" : pair.slice(equals + 1)).replaceAll("+", " "));
+    pairs.push([name, value]);
+  }
+  return pairs;
+}
+
+/**
+ * Contract 6 and docs/decisions.md: `limit` and `offset` (non-negative whole numbers,
+ * each at most once), then `sort`, then filters (every other parameter), in that order of checks.
+ */
+function readList(query: string): ListRequest | { code: string } {
+  const pairs = queryPairs(query);
+  let offset: number | undefined;
+  let limit: number | undefined;
+  for (const [name, value] of pairs) {
     if (name !== "limit" && name !== "offset") continue;
-    if ((name === "limit" ? limit : offset) !== undefined) return undefined;
+    if ((name === "limit" ? limit : offset) !== undefined) return { code: "INVALID_QUERY" };
     let count = value === "" ? NaN : 0;
     for (const character of value) if (character < "0" || character > "9") count = NaN;
     if (!Number.isNaN(count)) count = Number(value);
-    if (!Number.isSafeInteger(count)) return undefined;
+    if (!Number.isSafeInteger(count)) return { code: "INVALID_QUERY" };
     if (name === "limit") limit = count;
     else offset = count;
   }
-  return { offset: offset ?? 0, limit: limit ?? Infinity };
+  const sorts = pairs.filter(([name]) => name === "sort");
+  if (sorts.length > 1) return { code: "INVALID_SORT" };
+  const sort: ListRequest["sort"] = [];
+  if (sorts.length === 1) {
+    const text = sorts[0]![1];
+    if (text === "") return { code: "INVALID_SORT" };
+    for (const key of text.split(",")) {
+      const descending = key.startsWith("-");
+      const member = descending ? key.slice(1) : key;
+      if (member === "" || member.trim() !== member) return { code: "INVALID_SORT" };
+      if (sort.some((earlier) => earlier.member === member)) return { code: "INVALID_SORT" };
+      sort.push({ member, descending });
+    }
+    if (sort.length > 5) return { code: "INVALID_SORT" };
+  }
+  const filters: ListRequest["filters"] = [];
+  const kept: Array<[string, string]> = [];
+  for (const [name, value] of pairs) {
+    if (name === "limit" || name === "offset") continue;
+    kept.push([name, value]);
+    if (name === "sort") continue;
+    if (name === "") return { code: "INVALID_QUERY" };
+    const filter = filters.find((earlier) => earlier.member === name);
+    if (filter !== undefined) filter.texts.push(value);
+    else if (filters.length === 20) return { code: "INVALID_QUERY" };
+    else filters.push({ member: name, texts: [value] });
+  }
+  return { offset: offset ?? 0, limit: limit ?? Infinity, sort, filters, kept };
+}
+
+/** Exact match on own top-level members: strings as they are, numbers, booleans and null as JSON text. */
+function matchesAll(record: Json, filters: ListRequest["filters"]): boolean {
+  for (const { member, texts } of filters) {
+    if (!has(record, member)) return false;
+    const value = record[member];
+    let text: string | undefined;
+    if (typeof value === "string") text = value;
+    else if (typeof value === "number" || typeof value === "boolean" || value === null) text = JSON.stringify(value);
+    if (text === undefined || !texts.includes(text)) return false;
+  }
+  return true;
+}
+
+/** Sorts by the keys, then id ascending, by insertion into a new list; a missing member is above every value. */
+function sortByKeys(records: Json[], keys: ListRequest["sort"]): Json[] {
+  if (keys.length === 0) return records;
+  const before = (a: Json, b: Json): boolean => {
+    for (const { member, descending } of keys) {
+      const hasA = has(a, member);
+      const hasB = has(b, member);
+      let order = 0;
+      if (hasA && hasB) order = compareValues(a[member], b[member]);
+      else if (hasA !== hasB) order = hasA ? -1 : 1;
+      if (order !== 0) return descending ? order > 0 : order < 0;
+    }
+    return (a.id as number) < (b.id as number);
+  };
+  const sorted: Json[] = [];
+  for (const record of records) {
+    let at = sorted.length;
+    while (at > 0 && before(record, sorted[at - 1]!)) at--;
+    sorted.splice(at, 0, record);
+  }
+  return sorted;
+}
+
+/** jsonb's order: null < string < number < boolean < array < object, then by value. */
+function compareValues(a: unknown, b: unknown): number {
+  const rank = (value: unknown) =>
+    value === null
+      ? 0
+      : typeof value === "string"
+        ? 1
+        : typeof value === "number"
+          ? 2
+          : typeof value === "boolean"
+            ? 3
+            : Array.isArray(value)
+              ? 4
+              : 5;
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  if (typeof a === "string") {
+    // By code point, read whole characters at a time.
+    const x = Array.from(a, (character) => character.codePointAt(0)!);
+    const y = Array.from(b as string, (character) => character.codePointAt(0)!);
+    for (let i = 0; i < x.length && i < y.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return x.length - y.length;
+  }
+  if (typeof a === "number") return a === b ? 0 : a < (b as number) ? -1 : 1;
+  if (typeof a === "boolean") return a === b ? 0 : a ? 1 : -1;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    if (a.length !== other.length) return a.length - other.length;
+    for (let i = 0; i < a.length; i++) {
+      const order = compareValues(a[i], other[i]);
+      if (order !== 0) return order;
+    }
+    return 0;
+  }
+  if (a === null) return 0;
+  const objectA = a as Json;
+  const objectB = b as Json;
+  const keyOrder = (x: string, y: string) =>
+    Buffer.byteLength(x) - Buffer.byteLength(y) || Buffer.compare(Buffer.from(x), Buffer.from(y));
+  const namesA = Object.keys(objectA).sort(keyOrder);
+  const namesB = Object.keys(objectB).sort(keyOrder);
+  if (namesA.length !== namesB.length) return namesA.length - namesB.length;
+  for (let i = 0; i < namesA.length; i++) {
+    const order = keyOrder(namesA[i]!, namesB[i]!) || compareValues(objectA[namesA[i]!], objectB[namesB[i]!]);
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+/**
+ * docs/decisions.md: first and last always, prev past offset 0 (the last page when past the
+ * end), next while records follow; none when the page holds every match or `limit` is 0.
+ */
+function linkOf(path: string, list: ListRequest, shown: number, total: number): string | undefined {
+  if (list.limit === 0 || shown === total) return undefined;
+  let last = 0;
+  if (list.limit !== Infinity) while (last + list.limit < total) last += list.limit;
+  const target = (offset: number) => {
+    const parts = list.kept.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+    if (list.limit !== Infinity) parts.push(`limit=${list.limit}`);
+    parts.push(`offset=${offset}`);
+    return `<${path}?${parts.join("&")}>`;
+  };
+  const links = [`${target(0)}; rel="first"`];
+  if (list.offset > 0) links.push(`${target(Math.min(Math.max(0, list.offset - list.limit), last))}; rel="prev"`);
+  if (list.offset + list.limit < total) links.push(`${target(list.offset + list.limit)}; rel="next"`);
+  links.push(`${target(last)}; rel="last"`);
+  return links.join(", ");
 }
 
 /** Contract 3, in its order: media type, empty, malformed, not an object, forbidden names, depth. */

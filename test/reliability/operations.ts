@@ -144,6 +144,72 @@ const page = fc.oneof(
   },
 );
 
+/** Members records have, or could have through `extras`, to sort and filter on; and one none has. */
+const listMember = fc.constantFrom(
+  "id",
+  "name",
+  "email",
+  "title",
+  "body",
+  "role",
+  "tags",
+  "meta",
+  "score",
+  "note",
+  "x",
+  "createdAt",
+  "postId",
+  "commentId",
+  "nowhere",
+);
+const sortKey = fc.tuple(fc.boolean(), listMember).map(([descending, name]) => (descending ? `-${name}` : name));
+const sort = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc
+      .uniqueArray(sortKey, { minLength: 1, maxLength: 3, selector: (key) => key.replace(/^-/, "") })
+      .map((keys) => `sort=${keys.join(",")}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "sort=",
+      "sort",
+      "sort=-",
+      "sort=id,,name",
+      "sort=name,",
+      "sort=+name",
+      "sort=id&sort=name",
+      "sort=id,-id",
+      "sort=a,b,c,d,e,f",
+    ),
+  },
+);
+/** Values that the generated members often hold, as query text. */
+const filterValue = fc.constantFrom("1", "2", "3", "null", "true", "false", "0", "Grace+Hopper", "x", "", "grace%40example.com");
+const filter = fc.oneof(
+  { weight: 10, arbitrary: fc.tuple(listMember, filterValue).map(([name, value]) => `${name}=${value}`) },
+  { weight: 1, arbitrary: fc.constantFrom("=x", "=") },
+);
+/** Contract 10's list controls on top of a page: maybe a sort, maybe some filters, in any order. */
+const listQuery = fc
+  .tuple(
+    page,
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constant<string[]>([]) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(fc.option(sort, { nil: undefined }), fc.array(filter, { maxLength: 3 }))
+          .chain(([sorted, filters]) => fc.shuffledSubarray(sorted === undefined ? filters : [sorted, ...filters])),
+      },
+    ),
+  )
+  .map(([paged, controls]) => {
+    const parts = paged === "" ? controls : [paged.slice(1), ...controls];
+    return parts.length === 0 ? "" : `?${parts.join("&")}`;
+  });
+
 const slash = fc.oneof({ weight: 9, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constant("/") });
 
 function send(method: string, path: fc.Arbitrary<string>, bodies?: fc.Arbitrary<string>): fc.Arbitrary<ModelRequest> {
@@ -187,7 +253,7 @@ function withId(text: string, id: unknown): string {
 
 const item = (collection: string) => pathId.map((id) => `/${collection}/${id}`);
 const under = (parent: string, children: string) => pathId.map((id) => `/${parent}/${id}/${children}`);
-const list = (path: string) => page.map((query) => path + query);
+const list = (path: string) => listQuery.map((query) => path + query);
 
 /** One request of any kind the API knows, weighted towards creates so records exist to read and delete. */
 export const operation: fc.Arbitrary<ModelRequest> = fc.oneof(
@@ -206,7 +272,7 @@ export const operation: fc.Arbitrary<ModelRequest> = fc.oneof(
     weight: 2,
     arbitrary: send(
       "GET",
-      fc.tuple(under("posts", "comments"), page).map(([path, query]) => path + query),
+      fc.tuple(under("posts", "comments"), listQuery).map(([path, query]) => path + query),
     ),
   },
   { weight: 1, arbitrary: send("GET", item("comments")) },
@@ -217,7 +283,7 @@ export const operation: fc.Arbitrary<ModelRequest> = fc.oneof(
     weight: 2,
     arbitrary: send(
       "GET",
-      fc.tuple(under("comments", "replies"), page).map(([path, query]) => path + query),
+      fc.tuple(under("comments", "replies"), listQuery).map(([path, query]) => path + query),
     ),
   },
   { weight: 1, arbitrary: send("GET", item("replies")) },
@@ -322,6 +388,8 @@ function compare(
   const total = expected.totalCount === undefined ? undefined : String(expected.totalCount);
   if (total !== actual.headers["x-total-count"])
     return `X-Total-Count ${String(actual.headers["x-total-count"])}, model says ${String(total)}`;
+  if (expected.link !== actual.headers["link"])
+    return `Link ${String(actual.headers["link"])}, model says ${String(expected.link)}`;
   if (empty) return undefined;
   const body = JSON.parse(actual.text) as Record<string, unknown>;
   if (expected.created !== undefined) {
