@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // The entry point: the only code that reads process.env, starts listening and handles signals.
 import { ConfigError, readConfig, type Config } from "./config.ts";
 import { type RunningServer, startServer } from "./server.ts";
