@@ -1,0 +1,143 @@
+// Proves the package from outside the repository: packs it, lints the tarball, installs it into fresh projects and uses it there.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readListeningUrl } from "../test/support/target.ts";
+import { ensureRuntimes, type Runtime, runtimePath } from "./install-runtimes.ts";
+import { lintPackage } from "./lint-package.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const CONSUMER = join(ROOT, "scripts", "package-consumer");
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+const INSTALL = ["install", "--prefer-offline", "--no-audit", "--no-fund"];
+const require = createRequire(import.meta.url);
+
+const work = mkdtempSync(join(tmpdir(), "rest-package-"));
+let failed = false;
+try {
+  const tarball = await step("npm pack (runs prepare, the build)", () => pack(join(work, "pack")));
+  await step("publint --strict and attw --profile esm-only on the tarball report nothing", () => lintPackage(tarball));
+
+  const plain = await step("npm install <tarball> into a fresh project with no TypeScript tooling", () =>
+    project(join(work, "plain"), [tarball], ["package.test.js", "seed.json", "on-runtime.js"]),
+  );
+  await step("node --test: import { startServer } by name, seed, GET, create, snapshot, reset", () =>
+    run(process.execPath, ["--test", "--test-reporter=spec", "package.test.js"], plain),
+  );
+  await step("node_modules/.bin/rest-reference-server --seed seed.json --port 0: GET, then SIGTERM exits 0", () =>
+    checkBin(plain),
+  );
+  ensureRuntimes();
+  // Bun takes the package's "bun" condition and runs src/ as it is. Deno refuses to
+  // strip types from files under node_modules, so it takes "import", the build.
+  await step("bun runs the package by name from its source (src/api.ts)", () => checkRuntime("bun", plain, "/src/api.ts"));
+  await step("deno runs the package by name from its build (dist/api.js)", () => checkRuntime("deno", plain, "/dist/api.js"));
+
+  const typed = await step("npm install <tarball> typescript @types/node (the repository's versions) into a fresh project", () =>
+    project(join(work, "typed"), [tarball, `typescript@${version("typescript")}`, `@types/node@${version("@types/node")}`], [
+      "consumer.ts",
+      "tsconfig.json",
+    ]),
+  );
+  await step("tsc --noEmit -p . (strict, NodeNext, exactOptionalPropertyTypes, skipLibCheck false): no errors", () =>
+    run(process.execPath, [join(typed, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "."], typed),
+  );
+} catch (error) {
+  failed = true;
+  console.error(`\nThe package check failed: ${(error as Error).message}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
+
+/** Runs one check, printing its name, the seconds it took and whether it passed. */
+async function step<T>(name: string, check: () => T | Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    const result = await check();
+    console.log(`ok   ${name} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    return result;
+  } catch (error) {
+    console.log(`FAIL ${name}`);
+    throw error;
+  }
+}
+
+function pack(folder: string): string {
+  mkdirSync(folder);
+  run(NPM, ["pack", "--pack-destination", folder], ROOT, { quiet: true });
+  const [tarball, ...others] = readdirSync(folder).filter((name) => name.endsWith(".tgz"));
+  if (tarball === undefined || others.length > 0) throw new Error(`npm pack wrote ${readdirSync(folder).join(", ")}`);
+  return join(folder, tarball);
+}
+
+/** A fresh ES-module project holding copies of the consumer files, with `packages` installed into it. */
+function project(folder: string, packages: string[], files: string[]): string {
+  mkdirSync(folder);
+  writeFileSync(join(folder, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`);
+  for (const file of files) copyFileSync(join(CONSUMER, file), join(folder, file));
+  run(NPM, [...INSTALL, ...packages], folder, { quiet: true });
+  return folder;
+}
+
+async function checkBin(folder: string): Promise<void> {
+  // The command itself, not `npx`: npx runs it through sh, which does not pass SIGTERM on.
+  const bin = join(folder, "node_modules", ".bin", "rest-reference-server");
+  const child = spawn(bin, ["--seed", "seed.json", "--port", "0"], { cwd: folder, stdio: ["ignore", "pipe", "inherit"] });
+  const exited = once(child, "exit");
+  try {
+    const url = await readListeningUrl(child);
+    const response = await fetch(`${url}/users/5`);
+    const body = await response.text();
+    const expected = '{"id":5,"name":"Grace Hopper","email":"grace@example.com","role":"admiral"}';
+    if (response.status !== 200 || body !== expected) throw new Error(`GET /users/5 answered ${response.status} ${body}`);
+    child.kill("SIGTERM");
+    const [code, signal] = await exited;
+    if (code !== 0) throw new Error(`after SIGTERM the command ended with code ${code}, signal ${signal}`);
+  } finally {
+    stopIfRunning(child);
+  }
+}
+
+async function checkRuntime(name: Runtime, folder: string, resolvesTo: string): Promise<void> {
+  const binary = runtimePath(name);
+  if (binary === undefined) throw new Error(`${name} is not installed in runtimes/`);
+  const args = name === "deno" ? ["run", "--allow-net", "--allow-env", "--allow-read", "on-runtime.js"] : ["on-runtime.js"];
+  const output = run(binary, args, folder, { quiet: true, env: { DENO_NO_UPDATE_CHECK: "1" } });
+  const { resolved, status, body } = JSON.parse(output.trim().split("\n").at(-1)!) as {
+    resolved: string;
+    status: number;
+    body: unknown;
+  };
+  if (!resolved.endsWith(resolvesTo)) throw new Error(`${name} resolved the package to ${resolved}, not ...${resolvesTo}`);
+  if (status !== 200 || JSON.stringify(body) !== '{"status":"ok"}') {
+    throw new Error(`${name}: GET /healthz answered ${status} ${JSON.stringify(body)}`);
+  }
+}
+
+/** Runs a command to its end; throws with its output unless it exits 0. Returns its stdout. */
+function run(command: string, args: string[], cwd: string, options: { quiet?: boolean; env?: Record<string, string> } = {}): string {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, ...options.env },
+    stdio: options.quiet ? "pipe" : ["ignore", "inherit", "inherit"],
+  });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} ended with code ${result.status}\n${result.stdout ?? ""}${result.stderr ?? ""}`);
+  }
+  return result.stdout ?? "";
+}
+
+function version(name: string): string {
+  return (require(`${name}/package.json`) as { version: string }).version;
+}
+
+function stopIfRunning(child: ChildProcess): void {
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+}
