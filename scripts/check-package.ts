@@ -1,5 +1,5 @@
 // Proves the package from outside the repository: packs it, lints the tarball, installs it into fresh projects and uses it there.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -22,6 +22,22 @@ try {
   const tarball = await step("npm pack (runs prepare, the build)", () => pack(join(work, "pack")));
   await step("publint --strict and attw --profile esm-only on the tarball report nothing", () => lintPackage(tarball));
 
+  // The two projects are independent; the strict tsc (which checks all of @types/node)
+  // is the slowest step, so it runs while the plain project is exercised.
+  // allSettled: both finish before the temporary folders are removed, even when one fails.
+  const results = await Promise.allSettled([checkPlain(tarball), checkTyped(tarball)]);
+  const rejected = results.find((result) => result.status === "rejected");
+  if (rejected) throw rejected.reason;
+} catch (error) {
+  failed = true;
+  console.error(`\nThe package check failed: ${(error as Error).message}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
+
+/** (a) the API under plain node, (c) the command, and the package on Bun and Deno. */
+async function checkPlain(tarball: string): Promise<void> {
   const plain = await step("npm install <tarball> into a fresh project with no TypeScript tooling", () =>
     project(join(work, "plain"), [tarball], ["package.test.js", "seed.json", "on-runtime.js"]),
   );
@@ -36,23 +52,18 @@ try {
   // strip types from files under node_modules, so it takes "import", the build.
   await step("bun runs the package by name from its source (src/api.ts)", () => checkRuntime("bun", plain, "/src/api.ts"));
   await step("deno runs the package by name from its build (dist/api.js)", () => checkRuntime("deno", plain, "/dist/api.js"));
+}
 
+/** (b) the types by name under a strict NodeNext tsc, with the repository's TypeScript and @types/node. */
+async function checkTyped(tarball: string): Promise<void> {
+  const packages = [tarball, `typescript@${version("typescript")}`, `@types/node@${version("@types/node")}`];
   const typed = await step("npm install <tarball> typescript @types/node (the repository's versions) into a fresh project", () =>
-    project(join(work, "typed"), [tarball, `typescript@${version("typescript")}`, `@types/node@${version("@types/node")}`], [
-      "consumer.ts",
-      "tsconfig.json",
-    ]),
+    project(join(work, "typed"), packages, ["consumer.ts", "tsconfig.json"]),
   );
   await step("tsc --noEmit -p . (strict, NodeNext, exactOptionalPropertyTypes, skipLibCheck false): no errors", () =>
     run(process.execPath, [join(typed, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "."], typed),
   );
-} catch (error) {
-  failed = true;
-  console.error(`\nThe package check failed: ${(error as Error).message}`);
-} finally {
-  rmSync(work, { recursive: true, force: true });
 }
-process.exit(failed ? 1 : 0);
 
 /** Runs one check, printing its name, the seconds it took and whether it passed. */
 async function step<T>(name: string, check: () => T | Promise<T>): Promise<T> {
@@ -67,20 +78,20 @@ async function step<T>(name: string, check: () => T | Promise<T>): Promise<T> {
   }
 }
 
-function pack(folder: string): string {
+async function pack(folder: string): Promise<string> {
   mkdirSync(folder);
-  run(NPM, ["pack", "--pack-destination", folder], ROOT, { quiet: true });
+  await run(NPM, ["pack", "--pack-destination", folder], ROOT);
   const [tarball, ...others] = readdirSync(folder).filter((name) => name.endsWith(".tgz"));
   if (tarball === undefined || others.length > 0) throw new Error(`npm pack wrote ${readdirSync(folder).join(", ")}`);
   return join(folder, tarball);
 }
 
 /** A fresh ES-module project holding copies of the consumer files, with `packages` installed into it. */
-function project(folder: string, packages: string[], files: string[]): string {
+async function project(folder: string, packages: string[], files: string[]): Promise<string> {
   mkdirSync(folder);
   writeFileSync(join(folder, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`);
   for (const file of files) copyFileSync(join(CONSUMER, file), join(folder, file));
-  run(NPM, [...INSTALL, ...packages], folder, { quiet: true });
+  await run(NPM, [...INSTALL, ...packages], folder);
   return folder;
 }
 
@@ -107,7 +118,7 @@ async function checkRuntime(name: Runtime, folder: string, resolvesTo: string): 
   const binary = runtimePath(name);
   if (binary === undefined) throw new Error(`${name} is not installed in runtimes/`);
   const args = name === "deno" ? ["run", "--allow-net", "--allow-env", "--allow-read", "on-runtime.js"] : ["on-runtime.js"];
-  const output = run(binary, args, folder, { quiet: true, env: { DENO_NO_UPDATE_CHECK: "1" } });
+  const output = await run(binary, args, folder, { DENO_NO_UPDATE_CHECK: "1" });
   const { resolved, status, body } = JSON.parse(output.trim().split("\n").at(-1)!) as {
     resolved: string;
     status: number;
@@ -119,19 +130,17 @@ async function checkRuntime(name: Runtime, folder: string, resolvesTo: string): 
   }
 }
 
-/** Runs a command to its end; throws with its output unless it exits 0. Returns its stdout. */
-function run(command: string, args: string[], cwd: string, options: { quiet?: boolean; env?: Record<string, string> } = {}): string {
-  const result = spawnSync(command, args, {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, ...options.env },
-    stdio: options.quiet ? "pipe" : ["ignore", "inherit", "inherit"],
-  });
-  if (result.error) throw result.error;
-  if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(" ")} ended with code ${result.status}\n${result.stdout ?? ""}${result.stderr ?? ""}`);
-  }
-  return result.stdout ?? "";
+/** Runs a command to its end; rejects with its output unless it exits 0. Resolves with its stdout. */
+async function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
+  // Output is collected, not inherited, so that the two projects' checks do not interleave.
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => ((stdout += chunk), (output += chunk)));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const [code] = (await once(child, "close")) as [number | null];
+  if (code !== 0) throw new Error(`${command} ${args.join(" ")} ended with code ${code}\n${output}`);
+  return stdout;
 }
 
 function version(name: string): string {
