@@ -1,4 +1,6 @@
 // Starts the server on Deno or Bun from a fresh clone: installs them into runtimes/ if needed, runs src/main.ts and passes signals on.
+// npm runs it as `exec node --import tsx scripts/start-on.ts ...`: the exec replaces the
+// shell npm starts, which would otherwise die on SIGTERM without passing it on.
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
