@@ -26,8 +26,8 @@ try {
   // is the slowest step, so it runs while the plain project is exercised.
   // allSettled: both finish before the temporary folders are removed, even when one fails.
   const results = await Promise.allSettled([checkPlain(tarball), checkTyped(tarball)]);
-  const rejected = results.find((result) => result.status === "rejected");
-  if (rejected) throw rejected.reason;
+  const reasons = results.flatMap((result) => (result.status === "rejected" ? [(result.reason as Error).message] : []));
+  if (reasons.length > 0) throw new Error(reasons.join("\n\n"));
 } catch (error) {
   failed = true;
   console.error(`\nThe package check failed: ${(error as Error).message}`);
@@ -41,17 +41,23 @@ async function checkPlain(tarball: string): Promise<void> {
   const plain = await step("npm install <tarball> into a fresh project with no TypeScript tooling", () =>
     project(join(work, "plain"), [tarball], ["package.test.js", "seed.json", "on-runtime.js"]),
   );
-  await step("node --test: import { startServer } by name, seed, GET, create, snapshot, reset", () =>
+  // Each of these checks runs even when one before it failed, so one run reports them all.
+  const failures: string[] = [];
+  const attempt = async (name: string, check: () => Promise<unknown>) => {
+    await step(name, check).catch((error: Error) => failures.push(error.message));
+  };
+  await attempt("node --test: import { startServer } by name, seed, GET, create, snapshot, reset", () =>
     run(process.execPath, ["--test", "--test-reporter=spec", "package.test.js"], plain),
   );
-  await step("node_modules/.bin/rest-reference-server --seed seed.json --port 0: GET, then SIGTERM exits 0", () =>
+  await attempt("node_modules/.bin/rest-reference-server --seed seed.json --port 0: GET, then SIGTERM exits 0", () =>
     checkBin(plain),
   );
   ensureRuntimes();
   // Bun takes the package's "bun" condition and runs src/ as it is. Deno refuses to
   // strip types from files under node_modules, so it takes "import", the build.
-  await step("bun runs the package by name from its source (src/api.ts)", () => checkRuntime("bun", plain, "/src/api.ts"));
-  await step("deno runs the package by name from its build (dist/api.js)", () => checkRuntime("deno", plain, "/dist/api.js"));
+  await attempt("bun runs the package by name from its source (src/api.ts)", () => checkRuntime("bun", plain, "/src/api.ts"));
+  await attempt("deno runs the package by name from its build (dist/api.js)", () => checkRuntime("deno", plain, "/dist/api.js"));
+  if (failures.length > 0) throw new Error(failures.join("\n\n"));
 }
 
 /** (b) the types by name under a strict NodeNext tsc, with the repository's TypeScript and @types/node. */
