@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { type Runtime, runtimePath } from "../../scripts/install-runtimes.ts";
+import { INSTALL_COMMAND, type Runtime, runtimePath } from "../../scripts/install-runtimes.ts";
 import { readConfig, readSeedFile } from "../../src/config.ts";
 import type { Seed } from "../../src/seed.ts";
 import { startServer } from "../../src/server.ts";
@@ -41,7 +41,7 @@ export function targetMode(): Mode {
 export function runtimeBinary(name: Runtime): string {
   const path = runtimePath(name);
   if (path === undefined) {
-    throw new Error(`${name} is not installed; run "npm ci --prefix runtimes --ignore-scripts" (npm test does this itself)`);
+    throw new Error(`${name} is not installed; run "${INSTALL_COMMAND}" (npm test does this itself)`);
   }
   return path;
 }
