@@ -32,7 +32,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * forbidden member names 400, nesting deeper than MAX_DEPTH 400.
  */
 export async function readJson(request: IncomingMessage, options: ReadJsonOptions): Promise<JsonObject> {
-  checkMediaType(request.headers["content-type"], { patch: options.patch });
+  checkMediaType(request.headers["content-type"], options);
   checkContentEncoding(request.headers["content-encoding"]);
   const declared = request.headers["content-length"];
   // A declared length over the limit is refused before a single byte is read.

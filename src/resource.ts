@@ -88,19 +88,22 @@ function recordTag(resource: Resource, id: number): string {
 }
 
 /**
- * Evaluates a write's preconditions against the target's current ETag and throws
- * 412 PRECONDITION_FAILED, changing nothing, when they fail. `subject` names the
- * target in the message: `user`, `list of users`.
+ * Evaluates a write's preconditions against the current ETag of the record with
+ * `id`, or of the resource's list when `id` is undefined (a create), and throws
+ * 412 PRECONDITION_FAILED, changing nothing, when they fail.
  */
-function checkWrite(headers: IncomingHttpHeaders | undefined, current: string, subject: string): void {
-  if (headers === undefined) return;
-  const outcome = evaluatePreconditions(headers, current, { read: false });
+function checkWrite(headers: IncomingHttpHeaders | undefined, resource: Resource, id?: number): void {
+  // Most writes send no precondition, and then no ETag is looked up.
+  if (headers === undefined || (headers["if-match"] === undefined && headers["if-none-match"] === undefined)) return;
+  const etag = id === undefined ? resource.records.listEntityTag() : recordTag(resource, id);
+  const subject = id === undefined ? listName(resource) : resource.label.toLowerCase();
+  const outcome = evaluatePreconditions(headers, etag, { read: false });
   if (outcome === "proceed") return;
   const message =
     outcome === "if-match-failed"
       ? `The ${subject} has changed since the ETag in If-Match; nothing was changed. Read it again and retry with its current ETag`
       : `The ${subject} matches If-None-Match; nothing was changed`;
-  throw new HttpError("PRECONDITION_FAILED", message, { headers: { etag: current } });
+  throw new HttpError("PRECONDITION_FAILED", message, { headers: { etag } });
 }
 
 /** The name of a resource's list in messages: `list of users`, `list of comments`. */
@@ -121,7 +124,7 @@ export function createRecord(resource: Resource, body: JsonObject, parentId?: nu
     findRecord(parent.resource, parentId);
   }
   // A create changes the list it is sent to, so its preconditions are the list's.
-  checkWrite(options.headers, resource.records.listEntityTag(), listName(resource));
+  checkWrite(options.headers, resource);
   const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: false })];
   if (resource.clientIds && Object.hasOwn(body, "id")) {
     const message = positiveSafeInteger(body.id);
@@ -147,7 +150,7 @@ export function createRecord(resource: Resource, body: JsonObject, parentId?: nu
  */
 export function updateRecord(resource: Resource, id: number, body: JsonObject, options: WriteOptions = {}): StoredRecord {
   const stored = findRecord(resource, id);
-  checkWrite(options.headers, recordTag(resource, id), resource.label.toLowerCase());
+  checkWrite(options.headers, resource, id);
   const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: true })];
   if (resource.clientIds && Object.hasOwn(body, "id") && body.id !== id) {
     errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
@@ -166,7 +169,7 @@ export function updateRecord(resource: Resource, id: number, body: JsonObject, o
  */
 export function patchRecord(resource: Resource, id: number, patch: JsonObject, options: WriteOptions = {}): StoredRecord {
   const stored = findRecord(resource, id);
-  checkWrite(options.headers, recordTag(resource, id), resource.label.toLowerCase());
+  checkWrite(options.headers, resource, id);
   const errors = checkServerMembers(resource, patch);
   if (resource.clientIds && Object.hasOwn(patch, "id") && patch.id !== id) {
     errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
@@ -184,7 +187,7 @@ export function patchRecord(resource: Resource, id: number, patch: JsonObject, o
 /** Deletes a record and everything under it; costs time in proportion to what it removes. */
 export function deleteRecord(resource: Resource, id: number, options: WriteOptions = {}): void {
   const record = findRecord(resource, id);
-  checkWrite(options.headers, recordTag(resource, id), resource.label.toLowerCase());
+  checkWrite(options.headers, resource, id);
   if (resource.parent) resource.parent.index.remove(record[resource.parent.key] as number, id);
   deleteTree(resource, id);
 }

@@ -252,3 +252,14 @@ test("POST /users with If-Match of the list's ETag -> 201 while the list is unch
   assert.deepEqual(noneMatch.body, { message: "The list of users matches If-None-Match; nothing was changed", code: "PRECONDITION_FAILED" });
   assert.equal((await call(`${url}/users`)).headers.get("x-total-count"), "3");
 });
+
+test("PUT and PATCH /users/{id} with {} change no member but give a new ETag", async (t) => {
+  const url = await fresh(t);
+  const before = etagOf(await call(`${url}/users/1`));
+  const put = await call(`${url}/users/1`, { method: "PUT", json: {} });
+  assert.deepEqual(put.body, ADA);
+  assert.notEqual(etagOf(put), before);
+  const patched = await call(`${url}/users/1`, { method: "PATCH", json: {} });
+  assert.deepEqual(patched.body, ADA);
+  assert.notEqual(etagOf(patched), etagOf(put));
+});
