@@ -256,7 +256,7 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
   const written = (status: number, record: StoredRecord, headers?: Record<string, string>): Reply => ({
     status,
     body: record,
-    etag: recordTag(resource, record.id),
+    etag: resource.records.versionTag(resource.records.version(record.id)!),
     headers,
   });
   return [
