@@ -82,6 +82,10 @@ export function findRecord(resource: Resource, id: number): StoredRecord {
 /** Options of the writes: the request headers, whose If-Match and If-None-Match are evaluated. */
 export type WriteOptions = { headers?: IncomingHttpHeaders };
 
+// Made once, not per request.
+const READ = { read: true };
+const WRITE = { read: false };
+
 /** The ETag of a held record's current version. */
 function recordTag(resource: Resource, id: number): string {
   return resource.records.entityTag(id)!;
@@ -97,7 +101,7 @@ function checkWrite(headers: IncomingHttpHeaders | undefined, resource: Resource
   if (headers === undefined || (headers["if-match"] === undefined && headers["if-none-match"] === undefined)) return;
   const etag = id === undefined ? resource.records.listEntityTag() : recordTag(resource, id);
   const subject = id === undefined ? listName(resource) : resource.label.toLowerCase();
-  const outcome = evaluatePreconditions(headers, etag, { read: false });
+  const outcome = evaluatePreconditions(headers, etag, WRITE);
   if (outcome === "proceed") return;
   const message =
     outcome === "if-match-failed"
@@ -318,7 +322,7 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
  * If-None-Match matches, a 412 thrown when If-Match does not, or undefined to answer in full.
  */
 function checkRead(headers: IncomingHttpHeaders, etag: string, subject: string): Reply | undefined {
-  const outcome = evaluatePreconditions(headers, etag, { read: true });
+  const outcome = evaluatePreconditions(headers, etag, READ);
   if (outcome === "proceed") return undefined;
   if (outcome === "not-modified") return { status: 304, etag };
   throw new HttpError(
