@@ -96,6 +96,7 @@ const NO_QUERY = new URLSearchParams();
 export function createListener(routes: readonly ApiRoute[], options: ListenerOptions = {}): RequestListener {
   const match = createRouter(routes);
   const readOptions = { limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT };
+  const readPatchOptions = { ...readOptions, patch: true };
   const isDraining = options.isDraining ?? never;
   const logError = options.logError ?? logToStderr;
   const servedWhileDraining = options.servedWhileDraining ?? new Set();
@@ -176,12 +177,13 @@ export function createListener(routes: readonly ApiRoute[], options: ListenerOpt
       const queryStart = url.indexOf("?");
       const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
       const handler = found.handler;
-      if (method === "POST" || method === "PUT") {
-        return readJson(request, readOptions)
-          .then((body) => answer(request, response, handler({ params, query, body })))
+      const headers = request.headers;
+      if (method === "POST" || method === "PUT" || method === "PATCH") {
+        return readJson(request, method === "PATCH" ? readPatchOptions : readOptions)
+          .then((body) => answer(request, response, handler({ params, query, body, headers })))
           .catch((error: unknown) => fail(request, response, error));
       }
-      answer(request, response, handler({ params, query, body: NO_BODY }));
+      answer(request, response, handler({ params, query, body: NO_BODY, headers }));
     } catch (error) {
       fail(request, response, error);
     }

@@ -12,11 +12,14 @@ export const MAX_DEPTH = 64;
 /** Member names refused at any depth, so no body can reach an object prototype. */
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
+/** The media type of a JSON Merge Patch (RFC 7396, section 4). */
+const MERGE_PATCH = "application/merge-patch+json";
+
 /** A parsed JSON object body. */
 export type JsonObject = Record<string, unknown>;
 
-/** Options of readJson. */
-export type ReadJsonOptions = { limit: number };
+/** Options of readJson: the size limit, and whether the body is a PATCH's merge patch. */
+export type ReadJsonOptions = { limit: number; patch?: boolean };
 
 // Only the four characters JSON itself counts as white space (RFC 8259, section 2).
 const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
@@ -29,7 +32,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * forbidden member names 400, nesting deeper than MAX_DEPTH 400.
  */
 export async function readJson(request: IncomingMessage, options: ReadJsonOptions): Promise<JsonObject> {
-  checkMediaType(request.headers["content-type"]);
+  checkMediaType(request.headers["content-type"], options);
   checkContentEncoding(request.headers["content-encoding"]);
   const declared = request.headers["content-length"];
   // A declared length over the limit is refused before a single byte is read.
@@ -38,16 +41,28 @@ export async function readJson(request: IncomingMessage, options: ReadJsonOption
   return parseJsonObject(bytes);
 }
 
-/** Checks a Content-Type header: `application/json`, any case, with no charset but UTF-8. */
-export function checkMediaType(header: string | undefined): void {
+/**
+ * Checks a Content-Type header: `application/json`, any case, with no charset but UTF-8.
+ * A PATCH also takes `application/merge-patch+json` (RFC 7396), and is read as a merge
+ * patch either way; JSON Patch (RFC 6902) is refused with a pointer to merge patch.
+ */
+export function checkMediaType(header: string | undefined, options: { patch?: boolean } = {}): void {
+  const expected = options.patch ? "application/merge-patch+json or application/json" : "application/json";
   if (header === undefined) {
-    throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json; the header is missing");
+    throw new HttpError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be ${expected}; the header is missing`);
   }
   // What nearly every client sends needs no splitting, trimming or lower-casing.
   if (header === "application/json" || header === "application/json; charset=utf-8") return;
   const [type = "", ...parameters] = header.split(";");
-  if (type.trim().toLowerCase() !== "application/json") {
-    throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");
+  const mediaType = type.trim().toLowerCase();
+  if (mediaType !== "application/json" && !(options.patch && mediaType === MERGE_PATCH)) {
+    if (options.patch && mediaType === "application/json-patch+json") {
+      throw new HttpError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "JSON Patch (application/json-patch+json) is not supported; send a JSON Merge Patch as application/merge-patch+json",
+      );
+    }
+    throw new HttpError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be ${expected}`);
   }
   for (const parameter of parameters) {
     const [name = "", value = ""] = parameter.split("=");

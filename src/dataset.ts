@@ -1,4 +1,5 @@
 // The data of one instance: its four resources, its starting records, and reset and snapshot.
+import { newEpoch } from "./conditions.ts";
 import type { Resource } from "./resource.ts";
 import { definePostFamily } from "./resources/posts.ts";
 import { defineUsers, SEED_USERS } from "./resources/users.ts";
@@ -28,8 +29,12 @@ export type DataSet = {
 export function createDataSet(options: DataSetOptions = {}): DataSet {
   const { clock } = options;
   if (clock !== undefined && typeof clock !== "function") throw new TypeError("clock must be a function that returns a Date");
-  const users = defineUsers();
-  const { posts, comments, replies } = definePostFamily({ clock });
+  // One epoch for the data set, in every ETag its records and lists get (see Collection):
+  // this memory store counts versions from 0 in every new process. A store that keeps
+  // versions across restarts would keep its epoch beside them.
+  const epoch = newEpoch();
+  const users = defineUsers({ epoch });
+  const { posts, comments, replies } = definePostFamily({ clock, epoch });
   const resources = { users, posts, comments, replies };
   const starting: SeedRecords =
     options.seed === undefined

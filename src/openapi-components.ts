@@ -18,6 +18,9 @@ export type ResponseDoc = {
 /** The media type every body of this API has (its charset is always UTF-8). */
 export const JSON_MEDIA = "application/json";
 
+/** The media type of a JSON Merge Patch (RFC 7396), which PATCH takes. */
+export const MERGE_PATCH_MEDIA = "application/merge-patch+json";
+
 /** A reference to a component schema. */
 export function schemaRef(name: string): Ref {
   return { $ref: `#/components/schemas/${name}` };
@@ -220,7 +223,13 @@ export const HEADERS: Record<string, Schema> = {
   Allow: {
     description: "The methods this path answers.",
     required: true,
-    schema: { type: "string", examples: ["GET, HEAD, PUT, DELETE, OPTIONS"] },
+    schema: { type: "string", examples: ["GET, HEAD, PUT, PATCH, DELETE, OPTIONS"] },
+  },
+  ETag: {
+    description:
+      "The strong entity tag of the record or list answered: send it back in `If-None-Match` (304 while unchanged) or `If-Match` (412 once changed).",
+    required: true,
+    schema: { type: "string", examples: ['"3f9c2a1b-1k"'] },
   },
 };
 
@@ -236,8 +245,17 @@ export const RESPONSES: Record<string, ResponseDoc> = {
     "BODY_TOO_LARGE",
     "Request body must not be larger than 1048576 bytes",
   ),
+  NotModified: {
+    description: "`If-None-Match` matches the current ETag: the copy the client holds is current. No body.",
+    headers: { ETag: headerRef("ETag") },
+  },
+  PreconditionFailed: errorResponse(
+    "`If-Match` does not match the current ETag, or `If-None-Match` matches it on a write; nothing is changed.",
+    "PRECONDITION_FAILED",
+    "The user has changed since the ETag in If-Match; nothing was changed. Read it again and retry with its current ETag",
+  ),
   UnsupportedMediaType: errorResponse(
-    "The body is not sent as `application/json` in UTF-8.",
+    "The body is not sent as `application/json` (a PATCH: `application/merge-patch+json` or `application/json`) in UTF-8.",
     "UNSUPPORTED_MEDIA_TYPE",
     "Content-Type must be application/json",
   ),
@@ -256,7 +274,7 @@ export const RESPONSES: Record<string, ResponseDoc> = {
   },
 };
 
-/** The checks every POST and PUT body goes through, for the description of its 400. */
+/** The checks every POST, PUT and PATCH body goes through, for the description of its 400. */
 export const BODY_CHECKS =
   "the body is empty, not UTF-8, malformed JSON, not an object, has a member named `__proto__`, " +
   `\`constructor\` or \`prototype\`, is nested deeper than ${MAX_DEPTH} levels, or holds a number too large`;

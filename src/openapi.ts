@@ -5,6 +5,7 @@ import {
   HEADERS,
   headerRef,
   JSON_MEDIA,
+  MERGE_PATCH_MEDIA,
   PARAMETERS,
   parameterRef,
   type Ref,
@@ -28,7 +29,7 @@ export type OperationDoc = {
 };
 
 /** The methods an operation can be documented under, lower case as OpenAPI spells them. */
-export type DocumentedMethod = "get" | "post" | "put" | "delete" | "options";
+export type DocumentedMethod = "get" | "post" | "put" | "patch" | "delete" | "options";
 
 /** One path: its shared parameters and its operations by method. */
 export type PathItemDoc = { parameters?: Ref[] } & Partial<Record<DocumentedMethod, OperationDoc>>;
@@ -94,11 +95,15 @@ function common(responses: Record<string, ResponseDoc | Ref>): Record<string, Re
   return { ...responses, "503": responseRef("ShuttingDown"), default: responseRef("Unexpected") };
 }
 
-function body(schema: string): OperationDoc["requestBody"] {
-  return { required: true, content: { [JSON_MEDIA]: { schema: schemaRef(schema) } } };
+function body(schema: string, mediaTypes: string[] = [JSON_MEDIA]): OperationDoc["requestBody"] {
+  return { required: true, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: schemaRef(schema) }])) };
 }
 
 const BODY_ERRORS = { "413": responseRef("BodyTooLarge"), "415": responseRef("UnsupportedMediaType") };
+// Conditional requests (RFC 9110, section 13): reads answer 304, and any request 412, on their preconditions.
+const READ_CONDITIONS = { "304": responseRef("NotModified"), "412": responseRef("PreconditionFailed") };
+const WRITE_CONDITIONS = { "412": responseRef("PreconditionFailed") };
+const ETAG = { ETag: headerRef("ETag") };
 const PAGE = [parameterRef("Limit"), parameterRef("Offset")];
 
 function listOperation(of: RecordKind, parent?: RecordKind): OperationDoc {
@@ -106,9 +111,10 @@ function listOperation(of: RecordKind, parent?: RecordKind): OperationDoc {
     "200": json(
       `One page of the ${of.plural}${parent ? ` of the ${parent.noun}` : ""}, in creation order.`,
       { type: "array", items: schemaRef(of.schema) },
-      { "X-Total-Count": headerRef("X-Total-Count") },
+      { "X-Total-Count": headerRef("X-Total-Count"), ...ETAG },
     ),
     "400": badRequest({ id: parent !== undefined, query: true }),
+    ...READ_CONDITIONS,
   };
   if (parent) responses["404"] = responseRef(parent.notFound);
   return {
@@ -123,8 +129,9 @@ function listOperation(of: RecordKind, parent?: RecordKind): OperationDoc {
 function createOperation(of: RecordKind, options: { parent?: RecordKind; conflict?: boolean }): OperationDoc {
   const { parent } = options;
   const responses: Record<string, ResponseDoc | Ref> = {
-    "201": json(`The ${of.noun} as stored.`, schemaRef(of.schema), { Location: headerRef("Location") }),
+    "201": json(`The ${of.noun} as stored.`, schemaRef(of.schema), { Location: headerRef("Location"), ...ETAG }),
     "400": badRequest({ id: parent !== undefined, body: true }),
+    ...WRITE_CONDITIONS,
   };
   if (parent) responses["404"] = responseRef(parent.notFound);
   if (options.conflict) {
@@ -143,14 +150,19 @@ function createOperation(of: RecordKind, options: { parent?: RecordKind; conflic
   };
 }
 
-function itemOperations(of: RecordKind, deletedWith = ""): Pick<PathItemDoc, "get" | "put" | "delete"> {
+function itemOperations(of: RecordKind, deletedWith = ""): Pick<PathItemDoc, "get" | "put" | "patch" | "delete"> {
   const notFound = { "404": responseRef(of.notFound) };
   return {
     get: {
       operationId: `get${of.schema}`,
       summary: `Read a ${of.noun}`,
       tags: [of.tag],
-      responses: common({ "200": json(`The ${of.noun}.`, schemaRef(of.schema)), "400": badRequest({ id: true }), ...notFound }),
+      responses: common({
+        "200": json(`The ${of.noun}.`, schemaRef(of.schema), ETAG),
+        "400": badRequest({ id: true }),
+        ...notFound,
+        ...READ_CONDITIONS,
+      }),
     },
     put: {
       operationId: `update${of.schema}`,
@@ -159,9 +171,26 @@ function itemOperations(of: RecordKind, deletedWith = ""): Pick<PathItemDoc, "ge
       tags: [of.tag],
       requestBody: body(`${of.schema}Changes`),
       responses: common({
-        "200": json(`The ${of.noun} as updated.`, schemaRef(of.schema)),
+        "200": json(`The ${of.noun} as updated.`, schemaRef(of.schema), ETAG),
         "400": badRequest({ id: true, body: true }),
         ...notFound,
+        ...WRITE_CONDITIONS,
+        ...BODY_ERRORS,
+      }),
+    },
+    patch: {
+      operationId: `patch${of.schema}`,
+      summary: `Patch a ${of.noun}`,
+      description:
+        "A JSON Merge Patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`: " +
+        "`null` removes a member, objects merge recursively, anything else replaces. The result must pass the record's rules.",
+      tags: [of.tag],
+      requestBody: body(`${of.schema}Changes`, [MERGE_PATCH_MEDIA, JSON_MEDIA]),
+      responses: common({
+        "200": json(`The ${of.noun} as patched.`, schemaRef(of.schema), ETAG),
+        "400": badRequest({ id: true, body: true }),
+        ...notFound,
+        ...WRITE_CONDITIONS,
         ...BODY_ERRORS,
       }),
     },
@@ -174,6 +203,7 @@ function itemOperations(of: RecordKind, deletedWith = ""): Pick<PathItemDoc, "ge
         "204": { description: `The ${of.noun} is deleted; no body.` },
         "400": badRequest({ id: true }),
         ...notFound,
+        ...WRITE_CONDITIONS,
       }),
     },
   };
@@ -290,7 +320,11 @@ const DESCRIPTION = `A JSON REST server: users, and posts with comments with rep
   \`OPTIONS\` on any path answers 204 with \`Allow\`. Another method on a known path is a 405 METHOD_NOT_ALLOWED
   with \`Allow\`; an unknown path is a 404 ROUTE_NOT_FOUND. One trailing slash is ignored.
 - Checks run in this order: route (404, 405), path id (400), query (400), body (415, 413, 400),
-  the record or its parent (404), the record's rules (400 VALIDATION_FAILED), conflicts (409).
+  the record or its parent (404), preconditions (304, 412), the record's rules (400 VALIDATION_FAILED),
+  conflicts (409).
+- Every record and list answer has a strong \`ETag\`. \`If-None-Match\` on a GET or HEAD answers 304 when it
+  matches; \`If-Match\` that does not match, or \`If-None-Match\` that does on a write, answers 412
+  PRECONDITION_FAILED and changes nothing. A create's preconditions are evaluated against its list's ETag.
 - Posts, comments and replies each number their own ids from 1 and never reuse one. Deleting a post
   deletes its comments and their replies; deleting a comment deletes its replies.
 - Once shutdown has begun, every request but \`GET /healthz\` and \`GET /readyz\` gets 503 SHUTTING_DOWN.`;

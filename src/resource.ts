@@ -1,8 +1,11 @@
 // One collection design for every resource: ids, validation, not-found, lists, cascades and routes.
+import type { IncomingHttpHeaders } from "node:http";
 import type { JsonObject } from "./body.ts";
+import { evaluatePreconditions } from "./conditions.ts";
 import { type ErrorCode, type FieldError, HttpError } from "./errors.ts";
 import type { ApiRoute } from "./handler.ts";
 import { isPlain, listReply, readList, selectPage } from "./lists.ts";
+import { applyMergePatch } from "./merge-patch.ts";
 import type { Reply } from "./respond.ts";
 import { ChildIndex, type Collection, type StoredRecord, takePage } from "./store.ts";
 import { checkFields, type FieldSpec, positiveSafeInteger } from "./validate.ts";
@@ -76,17 +79,56 @@ export function findRecord(resource: Resource, id: number): StoredRecord {
   return record;
 }
 
+/** Options of the writes: the request headers, whose If-Match and If-None-Match are evaluated. */
+export type WriteOptions = { headers?: IncomingHttpHeaders };
+
+// Made once, not per request.
+const READ = { read: true };
+const WRITE = { read: false };
+
+/** The ETag of a held record's current version. */
+function recordTag(resource: Resource, id: number): string {
+  return resource.records.entityTag(id)!;
+}
+
+/**
+ * Evaluates a write's preconditions against the current ETag of the record with
+ * `id`, or of the resource's list when `id` is undefined (a create), and throws
+ * 412 PRECONDITION_FAILED, changing nothing, when they fail.
+ */
+function checkWrite(headers: IncomingHttpHeaders | undefined, resource: Resource, id?: number): void {
+  // Most writes send no precondition, and then no ETag is looked up.
+  if (headers === undefined || (headers["if-match"] === undefined && headers["if-none-match"] === undefined)) return;
+  const etag = id === undefined ? resource.records.listEntityTag() : recordTag(resource, id);
+  const subject = id === undefined ? listName(resource) : resource.label.toLowerCase();
+  const outcome = evaluatePreconditions(headers, etag, WRITE);
+  if (outcome === "proceed") return;
+  const message =
+    outcome === "if-match-failed"
+      ? `The ${subject} has changed since the ETag in If-Match; nothing was changed. Read it again and retry with its current ETag`
+      : `The ${subject} matches If-None-Match; nothing was changed`;
+  throw new HttpError("PRECONDITION_FAILED", message, { headers: { etag } });
+}
+
+/** The name of a resource's list in messages: `list of users`, `list of comments`. */
+function listName(resource: Resource): string {
+  return `list of ${resource.path.slice(1)}`;
+}
+
 /**
  * Creates a record. Checks run in the contract's order: the parent exists (404),
- * the body is valid (400), the id is free (409); nothing is stored unless all pass.
+ * preconditions against the list's ETag (412), the body is valid (400), the id is
+ * free (409); nothing is stored unless all pass.
  */
-export function createRecord(resource: Resource, body: JsonObject, parentId?: number): StoredRecord {
+export function createRecord(resource: Resource, body: JsonObject, parentId?: number, options: WriteOptions = {}): StoredRecord {
   const parent = resource.parent;
   if (parent !== undefined) {
     // A child without a parent would be stored where no list or cascade can reach it.
     if (parentId === undefined) throw new TypeError(`A ${resource.label.toLowerCase()} needs the id of its parent`);
     findRecord(parent.resource, parentId);
   }
+  // A create changes the list it is sent to, so its preconditions are the list's.
+  checkWrite(options.headers, resource);
   const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: false })];
   if (resource.clientIds && Object.hasOwn(body, "id")) {
     const message = positiveSafeInteger(body.id);
@@ -107,10 +149,12 @@ export function createRecord(resource: Resource, body: JsonObject, parentId?: nu
 
 /**
  * Merges the body over a record (seed spec part 2, rule 3: shallow; members sent
- * replace, members not sent are kept). `{}` changes nothing.
+ * replace, members not sent are kept). `{}` changes nothing. Preconditions (412)
+ * come after the record's existence (404) and before validation (400).
  */
-export function updateRecord(resource: Resource, id: number, body: JsonObject): StoredRecord {
+export function updateRecord(resource: Resource, id: number, body: JsonObject, options: WriteOptions = {}): StoredRecord {
   const stored = findRecord(resource, id);
+  checkWrite(options.headers, resource, id);
   const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: true })];
   if (resource.clientIds && Object.hasOwn(body, "id") && body.id !== id) {
     errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
@@ -121,9 +165,33 @@ export function updateRecord(resource: Resource, id: number, body: JsonObject): 
   return record;
 }
 
+/**
+ * Applies a JSON Merge Patch (RFC 7396) to a copy of a record and stores the result
+ * if it passes the resource's rules: a required member cannot be removed, server-set
+ * members cannot be sent (not even as null), and a user's `id`, if sent, must be the
+ * path's. Every wrong member is reported at once; the stored record is never modified.
+ */
+export function patchRecord(resource: Resource, id: number, patch: JsonObject, options: WriteOptions = {}): StoredRecord {
+  const stored = findRecord(resource, id);
+  checkWrite(options.headers, resource, id);
+  const errors = checkServerMembers(resource, patch);
+  if (resource.clientIds && Object.hasOwn(patch, "id") && patch.id !== id) {
+    errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
+  }
+  const merged = applyMergePatch(stored, patch) as JsonObject;
+  // The whole result is checked, so removing a required member reports it as required;
+  // the members the patch left alone were valid already.
+  for (const error of checkFields(merged, resource.fields, { partial: false })) errors.push(error);
+  if (errors.length > 0) throw invalid(resource, errors);
+  const record: StoredRecord = { ...merged, id };
+  resource.records.replace(record);
+  return record;
+}
+
 /** Deletes a record and everything under it; costs time in proportion to what it removes. */
-export function deleteRecord(resource: Resource, id: number): void {
+export function deleteRecord(resource: Resource, id: number, options: WriteOptions = {}): void {
   const record = findRecord(resource, id);
+  checkWrite(options.headers, resource, id);
   if (resource.parent) resource.parent.index.remove(record[resource.parent.key] as number, id);
   deleteTree(resource, id);
 }
@@ -192,7 +260,8 @@ function invalid(resource: Resource, errors: FieldError[]): HttpError {
 
 /**
  * The routes of a resource: its list and create (under its parent, if it has one),
- * and GET, PUT and DELETE of one record.
+ * and GET, PUT, PATCH and DELETE of one record. Every record and list answer has a
+ * strong ETag; GET and HEAD answer 304 when If-None-Match matches it.
  */
 export function resourceRoutes(resource: Resource): ApiRoute[] {
   const list = resource.parent ? `${resource.parent.resource.path}/:id/${resource.parent.segment}` : resource.path;
@@ -201,36 +270,78 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
   // 404 findRecord would throw, built once. Throwing and catching an HttpError made
   // `GET /users/999999` cost 8.1 µs of CPU instead of 6.2 (bench/in-memory.mjs).
   const notFound = new HttpError(resource.notFound, `${resource.label} not found`).toReply();
+  const noun = resource.label.toLowerCase();
+  const written = (status: number, record: StoredRecord, headers?: Record<string, string>): Reply => ({
+    status,
+    body: record,
+    etag: resource.records.versionTag(resource.records.version(record.id)!),
+    headers,
+  });
   return [
-    { method: "GET", pattern: list, handler: ({ query, params }) => listRecords(resource, query, params.id) },
+    {
+      method: "GET",
+      pattern: list,
+      handler: ({ query, params, headers }) => {
+        const reply = listRecords(resource, query, params.id);
+        // Checked once the list exists and its query is valid (a 404 or 400 comes first).
+        const etag = resource.records.listEntityTag();
+        const notModified = checkRead(headers, etag, listName(resource));
+        if (notModified !== undefined) return notModified;
+        reply.etag = etag;
+        return reply;
+      },
+    },
     {
       method: "POST",
       pattern: list,
-      handler: ({ params, body }) => {
-        const record = createRecord(resource, body, params.id);
-        return { status: 201, body: record, headers: { location: `${resource.path}/${record.id}` } };
+      handler: ({ params, body, headers }) => {
+        const record = createRecord(resource, body, params.id, { headers });
+        return written(201, record, { location: `${resource.path}/${record.id}` });
       },
     },
     {
       method: "GET",
       pattern: item,
-      handler: ({ params }) => {
-        const record = resource.records.get(params.id!);
-        return record === undefined ? notFound : { status: 200, body: record };
+      handler: ({ params, headers }) => {
+        const id = params.id!;
+        const record = resource.records.get(id);
+        if (record === undefined) return notFound;
+        const etag = recordTag(resource, id);
+        return checkRead(headers, etag, noun) ?? { status: 200, body: record, etag };
       },
     },
     {
       method: "PUT",
       pattern: item,
-      handler: ({ params, body }) => ({ status: 200, body: updateRecord(resource, params.id!, body) }),
+      handler: ({ params, body, headers }) => written(200, updateRecord(resource, params.id!, body, { headers })),
+    },
+    {
+      method: "PATCH",
+      pattern: item,
+      handler: ({ params, body, headers }) => written(200, patchRecord(resource, params.id!, body, { headers })),
     },
     {
       method: "DELETE",
       pattern: item,
-      handler: ({ params }) => {
-        deleteRecord(resource, params.id!);
+      handler: ({ params, headers }) => {
+        deleteRecord(resource, params.id!, { headers });
         return { status: 204 };
       },
     },
   ];
+}
+
+/**
+ * The preconditions of a GET or HEAD: the 304 reply (no body, with the ETag) when
+ * If-None-Match matches, a 412 thrown when If-Match does not, or undefined to answer in full.
+ */
+function checkRead(headers: IncomingHttpHeaders, etag: string, subject: string): Reply | undefined {
+  const outcome = evaluatePreconditions(headers, etag, READ);
+  if (outcome === "proceed") return undefined;
+  if (outcome === "not-modified") return { status: 304, etag };
+  throw new HttpError(
+    "PRECONDITION_FAILED",
+    `The ${subject} has changed since the ETag in If-Match; read it again for its current ETag`,
+    { headers: { etag } },
+  );
 }

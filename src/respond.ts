@@ -6,10 +6,15 @@ import { ERROR_CATALOGUE, type ErrorCode } from "./errors.ts";
 /** The media type of every body this service sends. */
 export const JSON_TYPE = "application/json; charset=utf-8";
 
-/** What a handler returns: a status, an optional JSON body and extra headers. */
+/** What a handler returns: a status, an optional JSON body, its ETag, and extra headers. */
 export type Reply = {
   status: number;
   body?: unknown;
+  /**
+   * The ETag header. A field of its own rather than a member of `headers`, so that a
+   * read builds no headers object to carry it and send() walks none.
+   */
+  etag?: string;
   headers?: Record<string, string>;
 };
 
@@ -20,7 +25,7 @@ export type Reply = {
  */
 export type SendOptions = { head?: boolean; close?: boolean; headers?: readonly string[] };
 
-/** Writes a reply as JSON with Content-Type and an exact Content-Length; 204 has neither. */
+/** Writes a reply as JSON with Content-Type and an exact Content-Length; 204 and 304 have neither. */
 export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}): void {
   // A client that hung up has no socket to write to; writing would only raise.
   if (res.destroyed || res.headersSent) return;
@@ -31,10 +36,12 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
   if (reply.headers !== undefined) {
     for (const name in reply.headers) headers.push(name, reply.headers[name]!);
   }
+  if (reply.etag !== undefined) headers.push("etag", reply.etag);
   const shared = options.headers;
   if (shared !== undefined) for (let i = 0; i < shared.length; i++) headers.push(shared[i]!);
   if (options.close) headers.push("connection", "close");
-  if (reply.status === 204 || reply.body === undefined) {
+  // 204 and 304 never have a body (RFC 9110, sections 15.3.5 and 15.4.5).
+  if (reply.status === 204 || reply.status === 304 || reply.body === undefined) {
     res.writeHead(reply.status, headers);
     res.end();
     return;

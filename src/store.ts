@@ -1,4 +1,5 @@
-// The in-memory store: Map-based collections with an id policy, and parent -> children indexes.
+// The in-memory store: Map-based collections with an id policy and versions, and parent -> children indexes.
+import { formatEntityTag, newEpoch } from "./conditions.ts";
 
 /** A stored record: an integer id and any JSON members. */
 export type StoredRecord = { id: number } & Record<string, unknown>;
@@ -10,14 +11,43 @@ export type StoredRecord = { id: number } & Record<string, unknown>;
  */
 export type IdPolicy = "count" | "sequence";
 
-/** A collection of records by id, in creation order. */
+/** Options of a Collection. */
+export type CollectionOptions = {
+  /**
+   * The epoch its ETags begin with: the data set's, so that a store that counts
+   * versions from 0 again in a new process never gives back an old ETag. A new
+   * random one by default.
+   */
+  epoch?: string;
+};
+
+/**
+ * A collection of records by id, in creation order. It keeps a revision that
+ * every insert, replace and delete raises and nothing lowers, not even clear();
+ * each record's version is the revision of its last write. ETags are made of
+ * these numbers (RFC 9110, section 8.8.3), so a read computes nothing from a body.
+ */
 export class Collection<R extends StoredRecord = StoredRecord> {
   readonly #records = new Map<number, R>();
+  // Versions sit in a Map of their own, as small integers: wrapping each record
+  // with its version and ETag in an object left one more object and one more string
+  // per record for the garbage collector, and `POST /users` (which keeps 200,000
+  // users) cost 26% more CPU time than before ETags (medians of 7 runs, bench/in-memory.mjs).
+  readonly #versions = new Map<number, number>();
+  // The ETags of records read since their last write, so that a read builds no
+  // string: formatting the ETag per `GET /users/1` cost 1.7% more CPU time
+  // (medians of 7 runs, bench/in-memory.mjs).
+  readonly #tags = new Map<number, string>();
   readonly #policy: IdPolicy;
+  readonly #epoch: string;
   #highestId = 0;
+  #revision = 0;
+  #listTag = "";
+  #listTagRevision = -1;
 
-  constructor(policy: IdPolicy, seed: readonly R[] = []) {
+  constructor(policy: IdPolicy, seed: readonly R[] = [], options: CollectionOptions = {}) {
     this.#policy = policy;
+    this.#epoch = options.epoch ?? newEpoch();
     for (const record of seed) this.insert(record);
   }
 
@@ -26,9 +56,51 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     return this.#records.size;
   }
 
+  /** The revision of the last write to any record: a list's version. */
+  get revision(): number {
+    return this.#revision;
+  }
+
   /** The id the next record gets unless the client chooses one. */
   nextId(): number {
     return this.#policy === "count" ? this.#records.size + 1 : this.#highestId + 1;
+  }
+
+  /**
+   * The version of the record with this id (the revision of its last write), if held.
+   * A record deleted and created again gets a higher version than it had.
+   */
+  version(id: number): number | undefined {
+    return this.#versions.get(id);
+  }
+
+  /** The strong ETag of a version of this collection's records or lists: `"<epoch>-<version in base 36>"`. */
+  versionTag(version: number): string {
+    return formatEntityTag(this.#epoch, version);
+  }
+
+  /**
+   * The strong ETag of the record with this id, if held, kept until its next write.
+   * A write's own answer should use versionTag instead, so that records written
+   * but never read hold no ETag string.
+   */
+  entityTag(id: number): string | undefined {
+    const cached = this.#tags.get(id);
+    if (cached !== undefined) return cached;
+    const version = this.#versions.get(id);
+    if (version === undefined) return undefined;
+    const tag = formatEntityTag(this.#epoch, version);
+    this.#tags.set(id, tag);
+    return tag;
+  }
+
+  /** The strong ETag of the whole collection, and so of every list of its records: the epoch and the revision. */
+  listEntityTag(): string {
+    if (this.#listTagRevision !== this.#revision) {
+      this.#listTag = this.versionTag(this.#revision);
+      this.#listTagRevision = this.#revision;
+    }
+    return this.#listTag;
   }
 
   /** The record with this id, if any. */
@@ -45,6 +117,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   insert(record: R): void {
     if (this.#records.has(record.id)) throw new RangeError(`Record ${record.id} already exists`);
     this.#records.set(record.id, record);
+    this.#written(record.id);
     if (record.id > this.#highestId) this.#highestId = record.id;
   }
 
@@ -52,17 +125,34 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   replace(record: R): void {
     if (!this.#records.has(record.id)) throw new RangeError(`Record ${record.id} does not exist`);
     this.#records.set(record.id, record);
+    this.#written(record.id);
+  }
+
+  #written(id: number): void {
+    this.#versions.set(id, ++this.#revision);
+    this.#tags.delete(id);
   }
 
   /** Removes a record; says whether there was one. */
   delete(id: number): boolean {
-    return this.#records.delete(id);
+    if (!this.#records.delete(id)) return false;
+    this.#versions.delete(id);
+    this.#tags.delete(id);
+    this.#revision++;
+    return true;
   }
 
-  /** Forgets every record and the highest id given, as a new collection would be. */
+  /**
+   * Forgets every record and the highest id given, as a new collection would be,
+   * but keeps the revision: a record held again after a clear must not get back
+   * a version, and so an ETag, that it had before.
+   */
   clear(): void {
     this.#records.clear();
+    this.#versions.clear();
+    this.#tags.clear();
     this.#highestId = 0;
+    this.#revision++;
   }
 
   /** Records in creation order, skipping `offset` and taking at most `limit`. */

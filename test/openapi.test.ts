@@ -9,7 +9,7 @@ import type { Schema } from "../src/openapi-components.ts";
 import { type DocumentedMethod, OPENAPI_DOCUMENT } from "../src/openapi.ts";
 import { emailAddress, nonEmptyString, type Rule } from "../src/validate.ts";
 
-const METHODS: DocumentedMethod[] = ["get", "post", "put", "delete", "options"];
+const METHODS: DocumentedMethod[] = ["get", "post", "put", "patch", "delete", "options"];
 
 /** Every documented operation as `METHOD /path/{id}`. */
 function documentedOperations(): string[] {

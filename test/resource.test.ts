@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { HttpError } from "../src/errors.ts";
-import { createRecord, deleteRecord, findRecord, listRecords, updateRecord } from "../src/resource.ts";
+import { createRecord, deleteRecord, findRecord, listRecords, patchRecord, updateRecord } from "../src/resource.ts";
 import { definePostFamily } from "../src/resources/posts.ts";
 import { defineUsers } from "../src/resources/users.ts";
 
@@ -88,4 +88,44 @@ test("deleteRecord of a comment takes it out of its post's list, and ids are not
   assert.deepEqual(reply.body, []);
   assert.equal(reply.headers?.["x-total-count"], "0");
   assert.equal(createRecord(comments, { body: "2" }, post.id).id, 2);
+});
+
+test("patchRecord builds a new record and modifies neither the stored one nor anything inside it", () => {
+  const { posts } = definePostFamily();
+  const stored = createRecord(posts, { title: "T", body: "B", meta: { a: { b: 1, c: 2 }, list: [1] } });
+  const before = structuredClone(stored);
+  const inner = stored.meta;
+  const patched = patchRecord(posts, stored.id, { meta: { a: { b: null, d: 3 }, list: null } });
+  assert.deepEqual(stored, before);
+  assert.equal(stored.meta, inner);
+  assert.deepEqual(patched, { ...before, meta: { a: { c: 2, d: 3 } } });
+  assert.deepEqual(findRecord(posts, stored.id), patched);
+});
+
+test("patchRecord reports every wrong member at once and changes nothing", () => {
+  const { posts } = definePostFamily();
+  const post = createRecord(posts, { title: "T", body: "B" });
+  assert.throws(() => patchRecord(posts, post.id, { id: null, createdAt: null, title: null, body: "" }), {
+    code: "VALIDATION_FAILED",
+    errors: [
+      { path: "id", message: "is set by the server and must not be sent" },
+      { path: "createdAt", message: "is set by the server and must not be sent" },
+      { path: "title", message: "is required" },
+      { path: "body", message: "must be a non-empty string" },
+    ],
+  });
+  assert.equal(findRecord(posts, post.id), post);
+});
+
+test("the writes check If-Match after the record's 404 and before its rules, and change nothing on a 412", () => {
+  const users = defineUsers();
+  const stale = { headers: { "if-match": '"stale"' } };
+  assert.throws(() => updateRecord(users, 9, { name: "" }, stale), { code: "USER_NOT_FOUND" });
+  assert.throws(() => updateRecord(users, 1, { name: "" }, stale), { code: "PRECONDITION_FAILED", status: 412 });
+  assert.throws(() => patchRecord(users, 1, { name: null }, stale), { code: "PRECONDITION_FAILED" });
+  assert.throws(() => deleteRecord(users, 1, stale), { code: "PRECONDITION_FAILED" });
+  assert.throws(() => createRecord(users, { id: 1 }, undefined, stale), { code: "PRECONDITION_FAILED" });
+  assert.equal(users.records.size, 2);
+  const current = { headers: { "if-match": users.records.entityTag(1)! } };
+  assert.equal(updateRecord(users, 1, { name: "Ada" }, current).name, "Ada");
 });

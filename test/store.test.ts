@@ -244,3 +244,39 @@ test("takePage reads a Set and a Map's values like an array", () => {
   assert.deepEqual(takePage(new Set([5, 6, 7]), 1, 1), [6]);
   assert.deepEqual(takePage(new Map([[1, "x"], [2, "y"]]).values(), 1, Infinity), ["y"]);
 });
+
+test("Collection raises its revision on every insert, replace and delete, and a record's version is its last write's", () => {
+  const users = seeded("count", 2);
+  assert.equal(users.revision, 2);
+  assert.equal(users.version(1), 1);
+  assert.equal(users.version(2), 2);
+  users.replace({ id: 1, name: "Ada" });
+  assert.equal(users.revision, 3);
+  assert.equal(users.version(1), 3);
+  assert.equal(users.version(2), 2);
+  assert.equal(users.delete(2), true);
+  assert.equal(users.revision, 4);
+  assert.equal(users.version(2), undefined);
+  // A delete of nothing changes nothing.
+  assert.equal(users.delete(2), false);
+  assert.equal(users.revision, 4);
+});
+
+test("Collection gives a record deleted and created again with the same id a higher version than before", () => {
+  const users = seeded("count", 2);
+  const before = users.version(2)!;
+  users.delete(2);
+  users.insert({ id: users.nextId() });
+  assert.equal(users.has(2), true);
+  assert.ok(users.version(2)! > before);
+});
+
+test("Collection.clear forgets records and ids but never lowers the revision", () => {
+  const posts = seeded("sequence", 3);
+  const before = posts.revision;
+  posts.clear();
+  assert.ok(posts.revision > before);
+  assert.equal(posts.version(1), undefined);
+  posts.insert({ id: 1 });
+  assert.ok(posts.version(1)! > before);
+});

@@ -8,16 +8,17 @@ export type PostFamily = { posts: Resource; comments: Resource; replies: Resourc
 
 /**
  * A fresh, empty family; each collection numbers its own ids and never reuses one
- * (contract 5). `clock` gives `createdAt`; the current time by default.
+ * (contract 5). `clock` gives `createdAt`; the current time by default. `epoch`
+ * begins their ETags; a new one by default.
  */
-export function definePostFamily(options: { clock?: () => Date } = {}): PostFamily {
-  const { clock } = options;
+export function definePostFamily(options: { clock?: () => Date; epoch?: string } = {}): PostFamily {
+  const { clock, epoch } = options;
   const body = { required: true, rule: nonEmptyString };
   const posts = defineResource({
     label: "Post",
     path: "/posts",
     notFound: "POST_NOT_FOUND",
-    records: new Collection("sequence"),
+    records: new Collection("sequence", [], { epoch }),
     fields: { title: { required: true, rule: nonEmptyString }, body },
     clientIds: false,
     timestamps: true,
@@ -27,7 +28,7 @@ export function definePostFamily(options: { clock?: () => Date } = {}): PostFami
     label: "Comment",
     path: "/comments",
     notFound: "COMMENT_NOT_FOUND",
-    records: new Collection("sequence"),
+    records: new Collection("sequence", [], { epoch }),
     fields: { body },
     clientIds: false,
     timestamps: true,
@@ -38,7 +39,7 @@ export function definePostFamily(options: { clock?: () => Date } = {}): PostFami
     label: "Reply",
     path: "/replies",
     notFound: "REPLY_NOT_FOUND",
-    records: new Collection("sequence"),
+    records: new Collection("sequence", [], { epoch }),
     fields: { body },
     clientIds: false,
     timestamps: true,

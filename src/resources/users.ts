@@ -9,14 +9,14 @@ export const SEED_USERS: readonly StoredRecord[] = [
   { id: 2, name: "Alan Turing", email: "alan@example.com" },
 ];
 
-/** A fresh users resource holding copies of the seeded users. */
-export function defineUsers(): Resource {
+/** A fresh users resource holding copies of the seeded users; `epoch` begins its ETags (a new one by default). */
+export function defineUsers(options: { epoch?: string } = {}): Resource {
   return defineResource({
     label: "User",
     path: "/users",
     notFound: "USER_NOT_FOUND",
     // Seed spec part 2, rule 1: a new id is the number of users held + 1.
-    records: new Collection("count", SEED_USERS.map((user) => ({ ...user }))),
+    records: new Collection("count", SEED_USERS.map((user) => ({ ...user })), { epoch: options.epoch }),
     fields: {
       name: { required: true, rule: nonEmptyString },
       email: { required: true, rule: emailAddress },

@@ -205,7 +205,7 @@ test("a GET with a body ignores it and keeps serving", async (t) => {
 for (const [label, head, status] of [
   ["a 415", "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n", 415],
   ["a 404 for a POST", "POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", 404],
-  ["a 405 for a PATCH", "PATCH /users/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", 405],
+  ["a 405 for a PATCH", "PATCH /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", 405],
 ] as const) {
   test(`${label} sent before the body arrived carries Connection: close, and the connection closes`, async (t) => {
     const url = await fresh(t);

@@ -40,6 +40,9 @@ const EXPLICIT: Array<[string, number, string, unknown?]> = [
   ["PUT /users/{id}", 200, "/users/1", { name: "Ada" }],
   ["PUT /users/{id}", 400, "/users/1", { id: 2 }],
   ["PUT /users/{id}", 404, "/users/9", { name: "Ada" }],
+  ["PATCH /users/{id}", 200, "/users/1", { name: "Ada" }],
+  ["PATCH /users/{id}", 400, "/users/1", { name: null }],
+  ["PATCH /users/{id}", 404, "/users/9", { name: "Ada" }],
   ["DELETE /users/{id}", 204, "/users/1"],
   ["DELETE /users/{id}", 400, "/users/1.5"],
   ["DELETE /users/{id}", 404, "/users/9"],
@@ -54,6 +57,9 @@ const EXPLICIT: Array<[string, number, string, unknown?]> = [
   ["PUT /posts/{id}", 200, "/posts/1", { title: "New" }],
   ["PUT /posts/{id}", 400, "/posts/1", { createdAt: "now" }],
   ["PUT /posts/{id}", 404, "/posts/9", { title: "New" }],
+  ["PATCH /posts/{id}", 200, "/posts/1", { title: "New" }],
+  ["PATCH /posts/{id}", 400, "/posts/1", { title: null }],
+  ["PATCH /posts/{id}", 404, "/posts/9", { title: "New" }],
   ["DELETE /posts/{id}", 204, "/posts/1"],
   ["DELETE /posts/{id}", 400, "/posts/-1"],
   ["DELETE /posts/{id}", 404, "/posts/9"],
@@ -70,6 +76,9 @@ const EXPLICIT: Array<[string, number, string, unknown?]> = [
   ["PUT /comments/{id}", 200, "/comments/1", { body: "d" }],
   ["PUT /comments/{id}", 400, "/comments/1", { body: 1 }],
   ["PUT /comments/{id}", 404, "/comments/9", { body: "d" }],
+  ["PATCH /comments/{id}", 200, "/comments/1", { body: "d" }],
+  ["PATCH /comments/{id}", 400, "/comments/1", { postId: null }],
+  ["PATCH /comments/{id}", 404, "/comments/9", { body: "d" }],
   ["DELETE /comments/{id}", 204, "/comments/1"],
   ["DELETE /comments/{id}", 400, "/comments/1e3"],
   ["DELETE /comments/{id}", 404, "/comments/9"],
@@ -86,6 +95,9 @@ const EXPLICIT: Array<[string, number, string, unknown?]> = [
   ["PUT /replies/{id}", 200, "/replies/1", { body: "s" }],
   ["PUT /replies/{id}", 400, "/replies/1", { commentId: 1 }],
   ["PUT /replies/{id}", 404, "/replies/9", { body: "s" }],
+  ["PATCH /replies/{id}", 200, "/replies/1", { body: "s" }],
+  ["PATCH /replies/{id}", 400, "/replies/1", { body: null }],
+  ["PATCH /replies/{id}", 404, "/replies/9", { body: "s" }],
   ["DELETE /replies/{id}", 204, "/replies/1"],
   ["DELETE /replies/{id}", 400, "/replies/one"],
   ["DELETE /replies/{id}", 404, "/replies/9"],
@@ -105,7 +117,17 @@ function uniformRows(): Row[] {
   const rows: Row[] = [];
   for (const { method, path } of ROUTES) {
     const operation = `${method} ${path}`;
-    if (method === "POST" || method === "PUT") {
+    const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
+    // Every route of the four collections has ETags: reads answer 304 and 412, writes 412.
+    if (/^\/(users|posts|comments|replies)/.test(path)) {
+      const json = hasBody ? {} : undefined;
+      const stale = { method, json, headers: { "if-match": '"stale"' } };
+      rows.push({ operation, status: 412, path: concrete(path), init: stale });
+      if (method === "GET") {
+        rows.push({ operation, status: 304, path: concrete(path), init: { method, headers: { "if-none-match": "*" } } });
+      }
+    }
+    if (hasBody) {
       const address = concrete(path);
       rows.push({ operation, status: 413, path: address, init: { method, json: { text: "x".repeat(BODY_LIMIT) } } });
       const plainText = { method, body: "{}", headers: { "content-type": "text/plain" } };
@@ -113,7 +135,7 @@ function uniformRows(): Row[] {
     }
     // Contract 7: once shutdown has begun only the liveness probe still answers normally.
     if (operation !== "GET /healthz") {
-      const init = method === "POST" || method === "PUT" ? { method, json: {} } : { method };
+      const init = hasBody ? { method, json: {} } : { method };
       rows.push({ operation, status: 503, path: concrete(path), init, server: "draining" });
     }
   }
@@ -137,7 +159,7 @@ const ROWS: Row[] = [
 
 /** Every (operation, status) pair the document lists; `default` is the catch-all, not a status. */
 function documentedPairs(): string[] {
-  const methods: DocumentedMethod[] = ["get", "post", "put", "delete", "options"];
+  const methods: DocumentedMethod[] = ["get", "post", "put", "patch", "delete", "options"];
   return Object.entries(OPENAPI_DOCUMENT.paths).flatMap(([path, item]) =>
     methods.flatMap((method) =>
       Object.keys(item[method]?.responses ?? {})

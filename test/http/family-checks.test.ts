@@ -7,11 +7,11 @@ import { fresh } from "../support/target.ts";
 
 const ALLOW_BY_PATH: Array<[string, string]> = [
   ["/posts", "GET, HEAD, POST, OPTIONS"],
-  ["/posts/1", "GET, HEAD, PUT, DELETE, OPTIONS"],
+  ["/posts/1", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"],
   ["/posts/1/comments", "GET, HEAD, POST, OPTIONS"],
-  ["/comments/1", "GET, HEAD, PUT, DELETE, OPTIONS"],
+  ["/comments/1", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"],
   ["/comments/1/replies", "GET, HEAD, POST, OPTIONS"],
-  ["/replies/1", "GET, HEAD, PUT, DELETE, OPTIONS"],
+  ["/replies/1", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"],
 ];
 
 for (const [path, allow] of ALLOW_BY_PATH) {

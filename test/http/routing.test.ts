@@ -72,8 +72,8 @@ const NOT_ALLOWED: Array<[string, string, string]> = [
   ["PATCH", "/users", "GET, HEAD, POST, OPTIONS"],
   ["DELETE", "/users", "GET, HEAD, POST, OPTIONS"],
   ["PUT", "/users", "GET, HEAD, POST, OPTIONS"],
-  ["POST", "/users/1", "GET, HEAD, PUT, DELETE, OPTIONS"],
-  ["PATCH", "/users/1", "GET, HEAD, PUT, DELETE, OPTIONS"],
+  ["POST", "/users/1", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"],
+  ["PATCH", "/posts", "GET, HEAD, POST, OPTIONS"],
   ["POST", "/healthz", "GET, HEAD, OPTIONS"],
   ["DELETE", "/readyz", "GET, HEAD, OPTIONS"],
 ];
@@ -115,7 +115,7 @@ test("CONNECT 127.0.0.1:1 -> 404 ROUTE_NOT_FOUND as JSON, the connection closes,
 
 for (const [path, allow] of [
   ["/users", "GET, HEAD, POST, OPTIONS"],
-  ["/users/1", "GET, HEAD, PUT, DELETE, OPTIONS"],
+  ["/users/1", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"],
   ["/users/", "GET, HEAD, POST, OPTIONS"],
   ["/healthz", "GET, HEAD, OPTIONS"],
 ]) {

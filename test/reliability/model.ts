@@ -75,8 +75,8 @@ export class ApiModel {
       id = parsed;
     }
     let body: Json = {};
-    if (method === "POST" || method === "PUT") {
-      const checked = checkBody(request.contentType, request.body ?? "");
+    if (method === "POST" || method === "PUT" || method === "PATCH") {
+      const checked = checkBody(request.contentType, request.body ?? "", method === "PATCH");
       if (!("value" in checked)) return checked;
       body = checked.value;
     }
@@ -135,6 +135,15 @@ export class ApiModel {
     }
     const wrong: string[] = [];
     if (has(body, "id") && body.id !== id) wrong.push("id");
+    if (method === "PATCH") {
+      // RFC 7396: the result of the merge must pass the create rules.
+      const merged = mergePatch(this.users[index], body) as Json;
+      if (!has(merged, "name") || !isNonEmptyString(merged.name)) wrong.push("name");
+      if (!has(merged, "email") || !isEmailAddress(merged.email)) wrong.push("email");
+      if (wrong.length > 0) return invalid(wrong);
+      this.users[index] = { ...merged, id };
+      return { kind: "success", status: 200, body: this.users[index] };
+    }
     if (has(body, "name") && !isNonEmptyString(body.name)) wrong.push("name");
     if (has(body, "email") && !isEmailAddress(body.email)) wrong.push("email");
     if (wrong.length > 0) return invalid(wrong);
@@ -189,7 +198,7 @@ export class ApiModel {
     };
   }
 
-  /** GET, PUT or DELETE of one post, comment or reply. */
+  /** GET, PUT, PATCH or DELETE of one post, comment or reply. */
   record(method: string, collection: "posts" | "comments" | "replies", id: number, body: Json): Expected {
     const records = this[collection];
     const index = findIndex(records, id);
@@ -207,6 +216,14 @@ export class ApiModel {
     if (collection === "comments") serverSet.push("postId");
     if (collection === "replies") serverSet.push("commentId");
     const wrong = serverMembersSent(body, serverSet);
+    if (method === "PATCH") {
+      const merged = mergePatch(records[index], body) as Json;
+      if (collection === "posts" && (!has(merged, "title") || !isNonEmptyString(merged.title))) wrong.push("title");
+      if (!has(merged, "body") || !isNonEmptyString(merged.body)) wrong.push("body");
+      if (wrong.length > 0) return invalid(wrong);
+      records[index] = { ...merged, id };
+      return { kind: "success", status: 200, body: records[index] };
+    }
     if (collection === "posts" && has(body, "title") && !isNonEmptyString(body.title)) wrong.push("title");
     if (has(body, "body") && !isNonEmptyString(body.body)) wrong.push("body");
     if (wrong.length > 0) return invalid(wrong);
@@ -237,7 +254,7 @@ type RouteInfo = { name: string; methods: string[]; hasId: boolean };
 function findRoute(parts: string[]): RouteInfo | undefined {
   const [first, second, third] = parts;
   const one = (name: string): RouteInfo => ({ name, methods: ["GET", "HEAD", "POST"], hasId: false });
-  const item = (name: string): RouteInfo => ({ name, methods: ["GET", "HEAD", "PUT", "DELETE"], hasId: true });
+  const item = (name: string): RouteInfo => ({ name, methods: ["GET", "HEAD", "PUT", "PATCH", "DELETE"], hasId: true });
   const under = (name: string): RouteInfo => ({ name, methods: ["GET", "HEAD", "POST"], hasId: true });
   if (parts.length === 1 && first === "users") return one("users");
   if (parts.length === 1 && first === "posts") return one("posts");
@@ -443,10 +460,14 @@ function linkOf(path: string, list: ListRequest, shown: number, total: number): 
 }
 
 /** Contract 3, in its order: media type, empty, malformed, not an object, forbidden names, depth. */
-function checkBody(contentType: string | undefined, text: string): { value: Json } | Expected {
+function checkBody(contentType: string | undefined, text: string, patch: boolean): { value: Json } | Expected {
   if (contentType === undefined) return error(415, "UNSUPPORTED_MEDIA_TYPE");
   const [type, ...parameters] = contentType.split(";");
-  if (type!.trim().toLowerCase() !== "application/json") return error(415, "UNSUPPORTED_MEDIA_TYPE");
+  const mediaType = type!.trim().toLowerCase();
+  // A PATCH also takes a JSON Merge Patch's own media type (RFC 7396, section 4).
+  if (mediaType !== "application/json" && !(patch && mediaType === "application/merge-patch+json")) {
+    return error(415, "UNSUPPORTED_MEDIA_TYPE");
+  }
   for (const parameter of parameters) {
     const [name = "", value = ""] = parameter.split("=");
     if (name.trim().toLowerCase() !== "charset") continue;
@@ -494,6 +515,18 @@ function error(status: number, code: string, message?: string): Expected {
 
 function invalid(paths: string[]): Expected {
   return { kind: "error", status: 400, code: "VALIDATION_FAILED", errorPaths: [...paths].sort() };
+}
+
+/** RFC 7396, section 2, written out again: null removes, objects merge, anything else replaces. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
+  const base = typeof target === "object" && target !== null && !Array.isArray(target) ? (target as Json) : {};
+  const result: Json = { ...base };
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete result[name];
+    else result[name] = mergePatch(has(result, name) ? result[name] : undefined, value);
+  }
+  return result;
 }
 
 function serverMembersSent(body: Json, members: string[]): string[] {

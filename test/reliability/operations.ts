@@ -111,6 +111,7 @@ const contentType = fc.oneof(
       "text/plain",
       "APPLICATION/JSON",
       "application/json; charset=utf-8",
+      "application/merge-patch+json",
       'application/json; charset="UTF-8"',
       "application/json; charset=latin1",
       "application/jsonx",
@@ -243,6 +244,12 @@ const postCreate = bodies({ title: text, body: text }, ["id", "createdAt"], 19);
 const postUpdate = bodies({ title: text, body: text }, ["id", "createdAt"], 8);
 const childCreate = (key: string) => bodies({ body: text }, ["id", key, "createdAt"], 19);
 const childUpdate = (key: string) => bodies({ body: text }, ["id", key, "createdAt"], 8);
+// A merge patch sends null (remove) as often as a value, and nested objects, which merge.
+const orNull = (value: fc.Arbitrary<unknown>) => fc.oneof(value, fc.constant(null));
+const nested = fc.oneof(text, fc.constant(null), fc.record({ a: fc.oneof(text, fc.constant(null)), b: fc.constant({ c: null }) }));
+const userPatch = bodies({ name: orNull(text), email: orNull(email), role: nested }, [], 8);
+const postPatch = bodies({ title: orNull(text), body: orNull(text), meta: nested }, ["id", "createdAt"], 8);
+const childPatch = (key: string) => bodies({ body: orNull(text), meta: nested }, ["id", key, "createdAt"], 8);
 
 /** Adds an `id` member to a body that is a JSON object; leaves any other body as it is. */
 function withId(text: string, id: unknown): string {
@@ -261,11 +268,13 @@ export const operation: fc.Arbitrary<ModelRequest> = fc.oneof(
   { weight: 2, arbitrary: send("GET", list("/users")) },
   { weight: 2, arbitrary: send("GET", item("users")) },
   { weight: 3, arbitrary: send("PUT", item("users"), userUpdate) },
+  { weight: 2, arbitrary: send("PATCH", item("users"), userPatch) },
   { weight: 2, arbitrary: send("DELETE", item("users")) },
   { weight: 5, arbitrary: send("POST", fc.constant("/posts"), postCreate) },
   { weight: 2, arbitrary: send("GET", list("/posts")) },
   { weight: 1, arbitrary: send("GET", item("posts")) },
   { weight: 2, arbitrary: send("PUT", item("posts"), postUpdate) },
+  { weight: 2, arbitrary: send("PATCH", item("posts"), postPatch) },
   { weight: 1, arbitrary: send("DELETE", item("posts")) },
   { weight: 7, arbitrary: send("POST", under("posts", "comments"), childCreate("postId")) },
   {
@@ -277,6 +286,7 @@ export const operation: fc.Arbitrary<ModelRequest> = fc.oneof(
   },
   { weight: 1, arbitrary: send("GET", item("comments")) },
   { weight: 2, arbitrary: send("PUT", item("comments"), childUpdate("postId")) },
+  { weight: 1, arbitrary: send("PATCH", item("comments"), childPatch("postId")) },
   { weight: 1, arbitrary: send("DELETE", item("comments")) },
   { weight: 8, arbitrary: send("POST", under("comments", "replies"), childCreate("commentId")) },
   {
@@ -288,6 +298,7 @@ export const operation: fc.Arbitrary<ModelRequest> = fc.oneof(
   },
   { weight: 1, arbitrary: send("GET", item("replies")) },
   { weight: 2, arbitrary: send("PUT", item("replies"), childUpdate("commentId")) },
+  { weight: 1, arbitrary: send("PATCH", item("replies"), childPatch("commentId")) },
   { weight: 1, arbitrary: send("DELETE", item("replies")) },
   {
     weight: 2,
