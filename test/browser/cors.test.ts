@@ -124,15 +124,15 @@ test("a listed origin's page reads a page of a list and its X-Total-Count", asyn
   assert.equal(result.headers.allow, null);
 });
 
-test("a listed origin's page reads exactly the ETag and Link headers Node reads", async () => {
-  // ETag (issue 10, item 2) and Link (item 4) are exposed already. Until they are sent,
-  // both sides read null; once they are, the page must read the same values.
+test("a listed origin's page reads the ETag and Link headers, the same values Node reads", async () => {
   for (const path of ["/users/1", "/users?limit=1"]) {
     const fromNode = await call(api.url + path);
     const result = answered(await fetchIn(allowedPage, path));
+    assert.match(result.headers.etag ?? "", /^"[0-9a-z]+-[0-9a-z]+"$/, `ETag of ${path}`);
     assert.equal(result.headers.etag, fromNode.headers.get("etag"), `ETag of ${path}`);
     assert.equal(result.headers.link, fromNode.headers.get("link"), `Link of ${path}`);
   }
+  assert.equal(answered(await fetchIn(allowedPage, "/users?limit=1")).headers.link, '</users?limit=1&offset=0>; rel="first", </users?limit=1&offset=1>; rel="next", </users?limit=1&offset=1>; rel="last"');
 });
 
 test("a listed origin's page creates, updates and deletes a user, reading Location and each answer", async () => {
@@ -164,22 +164,29 @@ test("a listed origin's page creates, updates and deletes a user, reading Locati
   assert.equal((await call(`${api.url}/users/3`)).status, 404);
 });
 
-test("a listed origin's page sends exactly the methods the path's Allow names", async () => {
-  // PATCH (issue 10, item 3) is not a route yet: the preflight then grants the other
-  // methods and the browser refuses to send it. Once PATCH is routed, the same request succeeds.
-  const allow = (await call(`${api.url}/users/1`, { method: "OPTIONS" })).headers.get("allow")!;
-  const lines = await reaching(async () => {
-    const result = await fetchIn(allowedPage, "/users/1", {
-      method: "PATCH",
-      headers: { "content-type": "application/merge-patch+json" },
-      body: JSON.stringify({ name: "Ada" }),
-    });
-    if (allow.split(", ").includes("PATCH")) assert.equal(answered(result).status, 200);
-    else assertRejected(result);
-  });
-  if (!allow.split(", ").includes("PATCH")) {
-    assert.deepEqual(lines, [{ line: "OPTIONS /users/1", status: 204 }]);
-  }
+test("a listed origin's page patches a record with a merge patch: a member added, then removed with null", async () => {
+  const patch = (body: unknown) =>
+    fetchIn(allowedPage, "/users/2", { method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body: JSON.stringify(body) });
+  const added = answered(await patch({ role: "logician" }));
+  assert.equal(added.status, 200);
+  assert.deepEqual(added.body, { id: 2, name: "Alan Turing", email: "alan@example.com", role: "logician" });
+  const removed = answered(await patch({ role: null }));
+  assert.equal(removed.status, 200);
+  assert.deepEqual(removed.body, { id: 2, name: "Alan Turing", email: "alan@example.com" });
+  assert.notEqual(removed.headers.etag, added.headers.etag);
+  assert.equal(removed.headers.etag, (await call(`${api.url}/users/2`)).headers.get("etag"));
+});
+
+test("a listed origin's page sends If-Match, and a stale ETag gets 412 with nothing changed", async () => {
+  const read = answered(await fetchIn(allowedPage, "/users/2"));
+  const headers = { ...JSON_HEADERS, "if-match": read.headers.etag! };
+  const first = answered(await fetchIn(allowedPage, "/users/2", { method: "PUT", headers, body: JSON.stringify({ name: "A. M. Turing" }) }));
+  assert.equal(first.status, 200);
+  const second = answered(await fetchIn(allowedPage, "/users/2", { method: "PUT", headers, body: JSON.stringify({ name: "Lost update" }) }));
+  assert.equal(second.status, 412);
+  assert.equal((second.body as { code: string }).code, "PRECONDITION_FAILED");
+  assert.equal(((await call(`${api.url}/users/2`)).body as { name: string }).name, "A. M. Turing");
+  answered(await fetchIn(allowedPage, "/users/2", { method: "PUT", headers: JSON_HEADERS, body: JSON.stringify({ name: "Alan Turing" }) }));
 });
 
 test("a listed origin's page reads error answers: 404, 405 and the 415 of a text/plain POST", async () => {

@@ -136,7 +136,7 @@ describe("CORS_ORIGINS=* (the default)", () => {
 
   for (const [path, allow, method] of [
     ["/users", "GET, HEAD, POST, OPTIONS", "POST"],
-    ["/users/1", "GET, HEAD, PUT, DELETE, OPTIONS", "DELETE"],
+    ["/users/1", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS", "DELETE"],
     ["/posts/1/comments", "GET, HEAD, POST, OPTIONS", "POST"],
     ["/healthz", "GET, HEAD, OPTIONS", "GET"],
   ] as const) {
@@ -250,9 +250,9 @@ describe("CORS_ORIGINS as a list", () => {
   test("a preflight from a listed origin -> 204 granting the path's methods to that origin", async () => {
     const response = await preflight(`${url}/users/1`, APP, "PUT", "content-type, if-match");
     assert.equal(response.status, 204);
-    assert.equal(response.headers.get("allow"), "GET, HEAD, PUT, DELETE, OPTIONS");
+    assert.equal(response.headers.get("allow"), "GET, HEAD, PUT, PATCH, DELETE, OPTIONS");
     assert.equal(response.headers.get("access-control-allow-origin"), APP);
-    assert.equal(response.headers.get("access-control-allow-methods"), "GET, HEAD, PUT, DELETE, OPTIONS");
+    assert.equal(response.headers.get("access-control-allow-methods"), "GET, HEAD, PUT, PATCH, DELETE, OPTIONS");
     assert.equal(response.headers.get("access-control-allow-headers"), ALLOW_HEADERS);
     assert.equal(response.headers.get("access-control-max-age"), "600");
     assert.equal(response.headers.get("vary"), "Origin");
@@ -261,7 +261,7 @@ describe("CORS_ORIGINS as a list", () => {
   test("a preflight from an origin not listed -> 204 with Allow and Vary only: the browser sends nothing more", async () => {
     const response = await preflight(`${url}/users/1`, EVIL, "DELETE");
     assert.equal(response.status, 204);
-    assert.equal(response.headers.get("allow"), "GET, HEAD, PUT, DELETE, OPTIONS");
+    assert.equal(response.headers.get("allow"), "GET, HEAD, PUT, PATCH, DELETE, OPTIONS");
     assertNoCors(response);
     assert.equal(response.headers.get("vary"), "Origin");
   });
