@@ -117,7 +117,8 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   insert(record: R): void {
     if (this.#records.has(record.id)) throw new RangeError(`Record ${record.id} already exists`);
     this.#records.set(record.id, record);
-    this.#written(record.id);
+    // A new id has no kept ETag (delete() dropped it), so only the version is set.
+    this.#versions.set(record.id, ++this.#revision);
     if (record.id > this.#highestId) this.#highestId = record.id;
   }
 
