@@ -24,16 +24,18 @@
 // real one. The port in `Listening on http://127.0.0.1:<port>` is not compared.
 //
 // Regenerate: `UPDATE_TRANSCRIPTS=1 npx tsx --test test/transcripts.test.ts` rewrites, in
-// place, every session with an answer that differs from what the server sends now.
+// place, every session with an answer that differs from what the server sends now;
+// `UPDATE_TRANSCRIPTS=all` rewrites every session (new ETag epochs everywhere).
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { after, test } from "node:test";
 import { ROOT } from "./support/target.ts";
-import { type Command, DOCUMENTS, readDocument, readSessions, type Setup, startSession } from "./support/transcripts.ts";
+import { DOCUMENTS, type Replay, readDocument, readSessions, type Setup, startSession } from "./support/transcripts.ts";
 
-const UPDATE = process.env.UPDATE_TRANSCRIPTS === "1";
+const UPDATE = process.env.UPDATE_TRANSCRIPTS === "1" || process.env.UPDATE_TRANSCRIPTS === "all";
+const UPDATE_ALL = process.env.UPDATE_TRANSCRIPTS === "all";
 
 /** The state each marked transcript starts from, as its prose describes it. */
 const SETUPS: Record<string, Setup> = {
@@ -79,12 +81,13 @@ const SETUPS: Record<string, Setup> = {
 for (const document of DOCUMENTS) {
   const markdown = readDocument(document);
   const sessions = readSessions(document, markdown);
-  const rewrites: Array<[Command, string[]]> = [];
+  const rewrites: Replay[] = [];
   if (UPDATE) {
     after(() => {
       const lines = markdown.split("\n");
-      for (const [command, answer] of rewrites.sort(([a], [b]) => b.answerAt - a.answerAt)) {
-        lines.splice(command.answerAt, command.answer.length, ...answer);
+      for (const { command, rendered, retag } of rewrites.sort((a, b) => b.command.answerAt - a.command.answerAt)) {
+        lines.splice(command.answerAt, command.answer.length, ...rendered);
+        for (let i = command.line - 1; i < command.answerAt; i++) lines[i] = retag(lines[i]!);
       }
       if (rewrites.length > 0) writeFileSync(join(ROOT, document), lines.join("\n"));
     });
@@ -100,10 +103,12 @@ for (const document of DOCUMENTS) {
       t.after(() => run.close());
       const replays = [];
       for (const command of session.commands) replays.push(await run.run(command));
-      const differs = replays.some((replay) => !isDeepStrictEqual(replay.actual, replay.expected));
+      const differs =
+        UPDATE_ALL || replays.some((replay) => replay.problems.length > 0 || !isDeepStrictEqual(replay.actual, replay.expected));
       // A session is rewritten whole, so that its ETags all come from one server.
-      if (UPDATE && differs) for (const replay of replays) rewrites.push([replay.command, replay.rendered]);
+      if (UPDATE && differs) rewrites.push(...replays);
       else for (const replay of replays) {
+        assert.deepEqual(replay.problems, [], `${document}:${replay.command.line}: ETags`);
         assert.deepEqual(replay.actual, replay.expected, `${document}:${replay.command.line}: $ ${replay.command.text}`);
       }
     });
