@@ -303,11 +303,10 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
       method: "GET",
       pattern: item,
       handler: ({ params, headers }) => {
-        const id = params.id!;
-        const record = resource.records.get(id);
-        if (record === undefined) return notFound;
-        const etag = recordTag(resource, id);
-        return checkRead(headers, etag, noun) ?? { status: 200, body: record, etag };
+        // The ETag and the JSON text come from the store, made once per version.
+        const view = resource.records.readView(params.id!);
+        if (view === undefined) return notFound;
+        return checkRead(headers, view.tag, noun) ?? { status: 200, text: view.text, etag: view.tag };
       },
     },
     {

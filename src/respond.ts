@@ -15,6 +15,8 @@ export type Reply = {
    * read builds no headers object to carry it and send() walks none.
    */
   etag?: string;
+  /** The body already serialised as JSON, sent instead of `body`: a store keeps it for reads. */
+  text?: string;
   headers?: Record<string, string>;
 };
 
@@ -41,12 +43,12 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
   if (shared !== undefined) for (let i = 0; i < shared.length; i++) headers.push(shared[i]!);
   if (options.close) headers.push("connection", "close");
   // 204 and 304 never have a body (RFC 9110, sections 15.3.5 and 15.4.5).
-  if (reply.status === 204 || reply.status === 304 || reply.body === undefined) {
+  if (reply.status === 204 || reply.status === 304 || (reply.body === undefined && reply.text === undefined)) {
     res.writeHead(reply.status, headers);
     res.end();
     return;
   }
-  const text = JSON.stringify(reply.body);
+  const text = reply.text ?? JSON.stringify(reply.body);
   headers.push("content-type", JSON_TYPE, "content-length", Buffer.byteLength(text));
   res.writeHead(reply.status, headers);
   // HEAD gets the same status and headers as GET, and no body (contract 2).

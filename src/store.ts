@@ -11,6 +11,9 @@ export type StoredRecord = { id: number } & Record<string, unknown>;
  */
 export type IdPolicy = "count" | "sequence";
 
+/** What a read of one record sends: its strong ETag and its JSON text. */
+export type ReadView = { tag: string; text: string };
+
 /** Options of a Collection. */
 export type CollectionOptions = {
   /**
@@ -34,10 +37,11 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   // per record for the garbage collector, and `POST /users` (which keeps 200,000
   // users) cost 26% more CPU time than before ETags (medians of 7 runs, bench/in-memory.mjs).
   readonly #versions = new Map<number, number>();
-  // The ETags of records read since their last write, so that a read builds no
-  // string: formatting the ETag per `GET /users/1` cost 1.7% more CPU time
-  // (medians of 7 runs, bench/in-memory.mjs).
-  readonly #tags = new Map<number, string>();
+  // What a read of a record sends, kept from its first read until its next write:
+  // the ETag and the JSON text. Formatting the ETag per `GET /users/1` cost 1.7% more
+  // CPU time (medians of 7 runs, bench/in-memory.mjs); serialising the record per read
+  // cost READ_VIEW_SAVING (bench/instructions.mjs). Records written but never read keep nothing.
+  readonly #reads = new Map<number, ReadView>();
   readonly #policy: IdPolicy;
   readonly #epoch: string;
   #highestId = 0;
@@ -80,18 +84,29 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   }
 
   /**
-   * The strong ETag of the record with this id, if held, kept until its next write.
+   * The strong ETag of the record with this id, if held.
    * A write's own answer should use versionTag instead, so that records written
    * but never read hold no ETag string.
    */
   entityTag(id: number): string | undefined {
-    const cached = this.#tags.get(id);
-    if (cached !== undefined) return cached;
+    const cached = this.#reads.get(id);
+    if (cached !== undefined) return cached.tag;
     const version = this.#versions.get(id);
-    if (version === undefined) return undefined;
-    const tag = formatEntityTag(this.#epoch, version);
-    this.#tags.set(id, tag);
-    return tag;
+    return version === undefined ? undefined : formatEntityTag(this.#epoch, version);
+  }
+
+  /**
+   * What a read of the record with this id sends, if it is held: its ETag and its
+   * JSON text, made on the first read after a write and kept until the next one.
+   */
+  readView(id: number): ReadView | undefined {
+    const cached = this.#reads.get(id);
+    if (cached !== undefined) return cached;
+    const record = this.#records.get(id);
+    if (record === undefined) return undefined;
+    const view = { tag: formatEntityTag(this.#epoch, this.#versions.get(id)!), text: JSON.stringify(record) };
+    this.#reads.set(id, view);
+    return view;
   }
 
   /** The strong ETag of the whole collection, and so of every list of its records: the epoch and the revision. */
@@ -131,14 +146,14 @@ export class Collection<R extends StoredRecord = StoredRecord> {
 
   #written(id: number): void {
     this.#versions.set(id, ++this.#revision);
-    this.#tags.delete(id);
+    this.#reads.delete(id);
   }
 
   /** Removes a record; says whether there was one. */
   delete(id: number): boolean {
     if (!this.#records.delete(id)) return false;
     this.#versions.delete(id);
-    this.#tags.delete(id);
+    this.#reads.delete(id);
     this.#revision++;
     return true;
   }
@@ -151,7 +166,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   clear(): void {
     this.#records.clear();
     this.#versions.clear();
-    this.#tags.clear();
+    this.#reads.clear();
     this.#highestId = 0;
     this.#revision++;
   }

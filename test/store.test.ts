@@ -280,3 +280,20 @@ test("Collection.clear forgets records and ids but never lowers the revision", (
   posts.insert({ id: 1 });
   assert.ok(posts.version(1)! > before);
 });
+
+test("Collection.readView gives a record's ETag and JSON text, made once per version and dropped by any write", () => {
+  const users = new Collection("count", [{ id: 1, name: "A" }], { epoch: "e" });
+  const first = users.readView(1)!;
+  assert.deepEqual(first, { tag: users.entityTag(1), text: '{"id":1,"name":"A"}' });
+  assert.equal(users.readView(1), first, "a second read of the same version reuses the view");
+  users.replace({ id: 1, name: "B" });
+  const second = users.readView(1)!;
+  assert.equal(second.text, '{"id":1,"name":"B"}');
+  assert.notEqual(second.tag, first.tag);
+  users.delete(1);
+  assert.equal(users.readView(1), undefined);
+  users.insert({ id: 1, name: "C" });
+  assert.equal(users.readView(1)!.text, '{"id":1,"name":"C"}');
+  users.clear();
+  assert.equal(users.readView(1), undefined);
+});
