@@ -281,6 +281,7 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
     {
       method: "GET",
       pattern: list,
+      operation: { kind: "list", resource },
       handler: ({ query, params, headers }) => {
         const reply = listRecords(resource, query, params.id);
         // Checked once the list exists and its query is valid (a 404 or 400 comes first).
@@ -294,6 +295,7 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
     {
       method: "POST",
       pattern: list,
+      operation: { kind: "create", resource },
       handler: ({ params, body, headers }) => {
         const record = createRecord(resource, body, params.id, { headers });
         return written(201, record, { location: `${resource.path}/${record.id}` });
@@ -302,6 +304,7 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
     {
       method: "GET",
       pattern: item,
+      operation: { kind: "read", resource },
       handler: ({ params, headers }) => {
         const id = params.id!;
         const record = resource.records.get(id);
@@ -313,16 +316,19 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
     {
       method: "PUT",
       pattern: item,
+      operation: { kind: "replace", resource },
       handler: ({ params, body, headers }) => written(200, updateRecord(resource, params.id!, body, { headers })),
     },
     {
       method: "PATCH",
       pattern: item,
+      operation: { kind: "patch", resource },
       handler: ({ params, body, headers }) => written(200, patchRecord(resource, params.id!, body, { headers })),
     },
     {
       method: "DELETE",
       pattern: item,
+      operation: { kind: "delete", resource },
       handler: ({ params, headers }) => {
         deleteRecord(resource, params.id!, { headers });
         return { status: 204 };
