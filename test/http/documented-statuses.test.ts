@@ -231,14 +231,18 @@ for (const row of ROWS) {
   const when = row.server === "draining" ? " during shutdown" : "";
   test(`${method} ${row.path}${when} -> ${row.status}, as documented for ${row.operation}`, async (t) => {
     const url = row.server === "draining" ? await draining(t) : await seeded(t);
-    const response = await call(url + row.path, row.init);
+    // Every request comes from a page's origin, so every answer must carry the CORS headers the document lists.
+    const init = { ...row.init, headers: { origin: "https://app.example.com", ...(row.init?.headers as Record<string, string>) } };
+    const response = await call(url + row.path, init);
     assert.equal(response.status, row.status, response.text);
     const documented = documentedResponse(row.operation, row.status);
     // A 405 answers another method than the operation's; it has a body unless that method is HEAD.
-    // Required headers are on every such answer; the others (Link, the CORS headers) only when their condition holds.
+    // Required headers are on every such answer, and the CORS headers on every answer to a request with Origin;
+    // the others (Link, Vary, a preflight's) only when their condition holds.
     for (const [name, ref] of Object.entries(documented.headers ?? {})) {
       const header = OPENAPI_DOCUMENT.components.headers[ref.$ref.replace("#/components/headers/", "")]!;
-      if (header.required === true) assert.notEqual(response.headers.get(name), null, `${name} is documented but not sent`);
+      const sent = header.required === true || name === "Access-Control-Allow-Origin" || name === "Access-Control-Expose-Headers";
+      if (sent) assert.notEqual(response.headers.get(name), null, `${name} is documented but not sent`);
     }
     if (documented.content === undefined) {
       assert.equal(response.text, "");
