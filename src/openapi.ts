@@ -163,16 +163,6 @@ export function openApiPath(pattern: string): string {
   return pattern.replace(/:([A-Za-z_]\w*)/g, "{$1}");
 }
 
-/** Where a resource's list lives: its path, or under its parent's record. */
-function listPath(resource: Resource): string {
-  const parent = resource.parent;
-  return parent ? `${parent.resource.path}/{id}/${parent.segment}` : resource.path;
-}
-
-function itemPath(resource: Resource): string {
-  return `${resource.path}/{id}`;
-}
-
 /**
  * The paths in the order the document lists them: the routes that are not a
  * resource's first, in table order; then each family from its top resource down,
@@ -181,11 +171,22 @@ function itemPath(resource: Resource): string {
  * of it and deletes it after.
  */
 function orderPaths(byPath: Map<string, ApiRoute[]>, resources: Resource[]): string[] {
-  const lists = (resource: Resource): string[] => [listPath(resource), ...resource.children.flatMap(lists)];
-  const items = (resource: Resource): string[] => [...resource.children.flatMap(items), itemPath(resource)];
+  // Where each resource's list and records are, as the routes say.
+  const at = new Map<string, string>();
+  for (const [path, routes] of byPath) {
+    for (const { operation } of routes) {
+      if (operation.kind === "list" || operation.kind === "read") at.set(`${operation.kind} ${operation.resource.label}`, path);
+    }
+  }
+  const where = (kind: string, resource: Resource): string[] => {
+    const path = at.get(`${kind} ${resource.label}`);
+    return path === undefined ? [] : [path];
+  };
+  const lists = (resource: Resource): string[] => [...where("list", resource), ...resource.children.flatMap(lists)];
+  const items = (resource: Resource): string[] => [...resource.children.flatMap(items), ...where("read", resource)];
   const custom = [...byPath].filter(([, routes]) => routes.every((route) => route.operation.kind === "custom")).map(([path]) => path);
   const families = resources.filter((resource) => resource.parent === undefined).flatMap((root) => [...lists(root), ...items(root)]);
-  const ordered = [...new Set([...custom, ...families])].filter((path) => byPath.has(path));
+  const ordered = [...new Set([...custom, ...families])];
   const rest = [...byPath.keys()].filter((path) => !ordered.includes(path));
   return [...ordered, ...rest];
 }
