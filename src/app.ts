@@ -4,6 +4,7 @@ import { ClientGoneError, DEFAULT_BODY_LIMIT, readJson } from "./body.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
 import type { ApiRoute, Handler } from "./handler.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
 import { parseId } from "./ids.ts";
 import { clip } from "./input.ts";
 import { lingerOnClose } from "./linger.ts";
@@ -13,7 +14,7 @@ import { healthRoutes } from "./resources/health.ts";
 import { openApiRoutes } from "./resources/openapi.ts";
 import { createDataSet, type DataSet } from "./dataset.ts";
 import { refuseUnknownOptions } from "./options.ts";
-import { createRouter, pathOf } from "./router.ts";
+import { createRouter, pathOf, type Route } from "./router.ts";
 import type { Seed } from "./seed.ts";
 
 /** Options of createApp and createListener; every one has a default. */
@@ -47,17 +48,26 @@ const APP_OPTIONS: Record<keyof AppOptions, true> = {
 
 /** The whole API's route table, over a fresh data set of its own. */
 export function apiRoutes(isDraining: () => boolean = never, data: DataSet = createDataSet()): ApiRoute[] {
-  return [...healthRoutes(isDraining), ...dataRoutes(data)];
-}
-
-function dataRoutes({ resources: { users, posts, comments, replies } }: DataSet): ApiRoute[] {
+  const { users, posts, comments, replies } = data.resources;
   return [
-    ...openApiRoutes(),
+    ...healthRoutes(isDraining),
+    ...openApiRoutes(openApiText),
     ...resourceRoutes(users),
     ...resourceRoutes(posts),
     ...resourceRoutes(comments),
     ...resourceRoutes(replies),
   ];
+}
+
+let documentText: string | undefined;
+
+/**
+ * The OpenAPI document as JSON text, built on first use from a route table over
+ * fresh data, then kept: every instance serves the same document, serialised once.
+ */
+function openApiText(): string {
+  documentText ??= JSON.stringify(buildOpenApiDocument(apiRoutes()));
+  return documentText;
 }
 
 /**
@@ -73,11 +83,10 @@ export function createApi(options: AppOptions = {}): { listener: RequestListener
   refuseUnknownOptions(options, APP_OPTIONS, "createApp");
   const { seed, clock, ...listenerOptions } = options;
   const data = createDataSet({ seed, clock });
-  const isDraining = options.isDraining ?? never;
-  const probes = healthRoutes(isDraining);
+  const routes = apiRoutes(options.isDraining ?? never, data);
   // Liveness and readiness keep answering during shutdown; everything else gets 503.
-  const servedWhileDraining = new Set(probes.map((route) => route.handler));
-  const listener = createListener([...probes, ...dataRoutes(data)], { ...listenerOptions, servedWhileDraining });
+  const servedWhileDraining = new Set(routes.filter((route) => route.servedWhileDraining).map((route) => route.handler));
+  const listener = createListener(routes, { ...listenerOptions, servedWhileDraining });
   return { listener, data };
 }
 
@@ -93,7 +102,7 @@ const NO_QUERY = new URLSearchParams();
  * becomes its JSON answer; anything else is logged and becomes a 500, and the
  * server goes on serving.
  */
-export function createListener(routes: readonly ApiRoute[], options: ListenerOptions = {}): RequestListener {
+export function createListener(routes: readonly Route<Handler>[], options: ListenerOptions = {}): RequestListener {
   const match = createRouter(routes);
   const readOptions = { limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT };
   const readPatchOptions = { ...readOptions, patch: true };

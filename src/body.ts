@@ -1,6 +1,6 @@
 // readJson: a request body checked in the contract's order and parsed into a plain JSON object.
 import type { IncomingMessage } from "node:http";
-import { HttpError } from "./errors.ts";
+import { type ErrorCode, HttpError } from "./errors.ts";
 import { clip } from "./input.ts";
 
 /** The default largest request body, in bytes (1 MiB). */
@@ -8,6 +8,17 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** The deepest nesting of arrays and objects a body may have; the top-level object is level 1. */
 export const MAX_DEPTH = 64;
+
+/** The 400 codes a body can get from readJson, in the order its checks run (contract 3). */
+export const BODY_ERROR_CODES = [
+  "EMPTY_BODY",
+  "INVALID_ENCODING",
+  "INVALID_JSON",
+  "BODY_NOT_OBJECT",
+  "FORBIDDEN_KEY",
+  "BODY_TOO_DEEP",
+  "NUMBER_OUT_OF_RANGE",
+] as const satisfies readonly ErrorCode[];
 
 /** Member names refused at any depth, so no body can reach an object prototype. */
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);

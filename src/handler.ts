@@ -1,6 +1,9 @@
 // The shape every route handler has: a parsed request in, a reply out, no socket in sight.
 import type { IncomingHttpHeaders } from "node:http";
 import type { JsonObject } from "./body.ts";
+import type { ErrorCode } from "./errors.ts";
+import type { Schema } from "./openapi-components.ts";
+import type { Resource } from "./resource.ts";
 import type { Reply } from "./respond.ts";
 import type { Route } from "./router.ts";
 
@@ -18,5 +21,26 @@ export type HandlerRequest = {
 /** Turns a request into a reply, or throws an HttpError. */
 export type Handler = (request: HandlerRequest) => Reply;
 
-/** A route of this API. */
-export type ApiRoute = Route<Handler>;
+/** The six operations every resource has; the OpenAPI document derives each from the resource. */
+export type ResourceOperation = "list" | "create" | "read" | "replace" | "patch" | "delete";
+
+/** A route that is not a resource's, described by hand: a GET that answers 200 with a JSON body. */
+export type CustomOperation = {
+  operationId: string;
+  summary: string;
+  /** The tag that groups it in the document, and what the tag holds. */
+  tag: { name: string; description: string };
+  /** The 200 answer: what it means, and its body's schema under a component name. */
+  answer: { description: string; name: string; schema: Schema };
+  /** The codes the route itself answers with, beyond those every route can get. */
+  errors?: ErrorCode[];
+};
+
+/** What a route does, as the OpenAPI document describes it. */
+export type RouteOperation = { kind: ResourceOperation; resource: Resource } | { kind: "custom"; doc: CustomOperation };
+
+/**
+ * A route of this API: what the router needs, what the OpenAPI document is built
+ * from, and whether it is still served normally once shutdown has begun.
+ */
+export type ApiRoute = Route<Handler> & { operation: RouteOperation; servedWhileDraining?: true };

@@ -1,6 +1,8 @@
-// The reusable parts of the OpenAPI document: schemas, parameters, headers and shared responses.
+// The parts of the OpenAPI document that no route defines: shared schemas, parameters, headers and responses.
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE } from "./cors.ts";
 import { ERROR_CATALOGUE, type ErrorCode } from "./errors.ts";
-import { MAX_DEPTH } from "./body.ts";
+import { MAX_FILTERS, MAX_SORT_KEYS } from "./lists.ts";
+import { emailAddress, nonEmptyString, type Rule } from "./validate.ts";
 
 /** A JSON Schema (2020-12), as OpenAPI 3.1 takes it. */
 export type Schema = { [keyword: string]: unknown };
@@ -36,123 +38,87 @@ export function headerRef(name: string): Ref {
   return { $ref: `#/components/headers/${name}` };
 }
 
-/** A reference to a shared parameter, with a description of its own if given. */
-export function parameterRef(name: string, description?: string): Ref {
-  const ref: Ref = { $ref: `#/components/parameters/${name}` };
-  if (description !== undefined) ref.description = description;
-  return ref;
+/** A reference to a shared parameter. */
+export function parameterRef(name: string): Ref {
+  return { $ref: `#/components/parameters/${name}` };
 }
 
-/** An error response whose body is an Error, with one example. */
-export function errorResponse(description: string, code: ErrorCode, message: string): ResponseDoc {
-  return { description, content: { [JSON_MEDIA]: { schema: schemaRef("Error"), example: { message, code } } } };
+/** The headers every answer can carry: the CORS headers of a request with an allowed `Origin` (contract 10). */
+export const CORS_HEADERS: Record<string, Ref> = {
+  "Access-Control-Allow-Origin": headerRef("Access-Control-Allow-Origin"),
+  "Access-Control-Expose-Headers": headerRef("Access-Control-Expose-Headers"),
+  Vary: headerRef("Vary"),
+};
+
+/** A response with the CORS headers added to its own. */
+export function withCors(response: ResponseDoc): ResponseDoc {
+  return { ...response, headers: { ...response.headers, ...CORS_HEADERS } };
 }
 
-const ID: Schema = { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
-// Mirrors validate.ts: a string is non-empty when it has a character that String#trim keeps.
-const NON_EMPTY: Schema = { type: "string", pattern: "\\S", description: "A string with a character that is not white space." };
-const CREATED_AT: Schema = {
+/** The same response to a HEAD: its status and headers, no body. */
+export function withoutBody(response: ResponseDoc): ResponseDoc {
+  const { content: _content, ...rest } = response;
+  return { ...rest, description: `${response.description} No body: this answers a HEAD.` };
+}
+
+/** A markdown list of some error codes with when each is sent, from the catalogue. */
+export function describeCodes(codes: readonly ErrorCode[]): string {
+  return codes.map((code) => `- \`${code}\`: ${ERROR_CATALOGUE[code].when}`).join("\n");
+}
+
+/**
+ * An error response for some codes: its description lists when each is sent; its
+ * schema narrows `code` to them; a message makes an example with the first code.
+ */
+export function errorResponse(
+  summary: string,
+  codes: readonly ErrorCode[],
+  options: { message?: string; headers?: Record<string, Ref> } = {},
+): ResponseDoc {
+  const error = codes.includes("VALIDATION_FAILED") ? { anyOf: [schemaRef("ValidationError"), schemaRef("Error")] } : schemaRef("Error");
+  const schema = { allOf: [error, { type: "object", properties: { code: { enum: codes } } }] };
+  const media: { schema: Schema; example?: unknown } = { schema };
+  if (options.message !== undefined) media.example = { message: options.message, code: codes[0] };
+  const response: ResponseDoc = { description: `${summary}\n\n${describeCodes(codes)}`, content: { [JSON_MEDIA]: media } };
+  if (options.headers !== undefined) response.headers = options.headers;
+  return withCors(response);
+}
+
+/** JSON Schemas of the member rules of validate.ts, so a record's schema says what its rules accept. */
+export const RULE_SCHEMAS = new Map<Rule, Schema>([
+  // Mirrors validate.ts: a string is non-empty when it has a character that String#trim keeps.
+  [nonEmptyString, { type: "string", pattern: "\\S", description: "A string with a character that is not white space." }],
+  // Mirrors validate.ts's e-mail rule: deliberately loose, at most what SMTP can carry.
+  [emailAddress, { type: "string", maxLength: 254, pattern: "^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$" }],
+]);
+
+/** A record id in a body or an answer. */
+export const ID_SCHEMA: Schema = { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+
+/** `createdAt`, which the server sets on records with timestamps. */
+export const CREATED_AT_SCHEMA: Schema = {
   type: "string",
   format: "date-time",
   readOnly: true,
   description: "When the server stored the record, in ISO 8601 UTC with milliseconds.",
   examples: ["2026-01-31T09:30:00.000Z"],
 };
-// Mirrors validate.ts's e-mail rule: deliberately loose, at most what SMTP can carry.
-const EMAIL: Schema = {
-  type: "string",
-  maxLength: 254,
-  pattern: "^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$",
-  examples: ["ada@example.com"],
-};
 
-/** A record of the family: its server-set members, the members a client must send, and the rest. */
-function familySchemas(name: string, parentKey: string | undefined, required: string[]): Record<string, Schema> {
-  const serverSet = ["id", ...(parentKey ? [parentKey] : []), "createdAt"];
-  const clientMembers = Object.fromEntries(required.map((member) => [member, NON_EMPTY]));
-  const refused = {
-    // A client that sends a server-set member gets 400 naming it (contract 5).
-    propertyNames: { not: { enum: serverSet } },
-    additionalProperties: true,
-  };
-  const owned: Schema = { ...ID, readOnly: true };
-  return {
-    [name]: {
-      type: "object",
-      description: `A ${name.toLowerCase()} as stored. Members other than those listed are kept as the client sent them.`,
-      required: [...serverSet, ...required],
-      properties: {
-        id: owned,
-        ...(parentKey ? { [parentKey]: { ...owned, description: "The id of the record it belongs to, from the path." } } : {}),
-        ...clientMembers,
-        createdAt: CREATED_AT,
-      },
-      additionalProperties: true,
-    },
-    [`New${name}`]: {
-      type: "object",
-      description:
-        `A ${name.toLowerCase()} to create. Any other member is stored; ` +
-        `${listed(serverSet)} are set by the server and refused.`,
-      required,
-      properties: clientMembers,
-      ...refused,
-    },
-    [`${name}Changes`]: {
-      type: "object",
-      description: `Members to merge over a ${name.toLowerCase()} (shallow); members not sent are kept, and {} changes nothing.`,
-      properties: clientMembers,
-      ...refused,
-    },
-  };
-}
-
-/** `a`, `a and b`, `a, b and c`, each in backticks. */
-function listed(names: string[]): string {
-  const quoted = names.map((name) => `\`${name}\``);
-  return quoted.length < 2 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)!}`;
-}
-
-/** A markdown list of every error code with its status and when it is sent. */
-function describeCodes(): string {
-  const lines = Object.entries(ERROR_CATALOGUE).map(([code, { status, when }]) => `- \`${code}\` (${status}): ${when}`);
-  return ["`code` is for programs and never changes; `message` is for people.", "", ...lines].join("\n");
-}
-
-/** The component schemas: records, create and update bodies, errors and probe answers. */
-export const SCHEMAS: Record<string, Schema> = {
-  User: {
-    type: "object",
-    description: "A user as stored. Members other than those listed are kept as the client sent them.",
-    required: ["id", "name", "email"],
-    properties: { id: ID, name: NON_EMPTY, email: EMAIL },
-    additionalProperties: true,
-  },
-  NewUser: {
-    type: "object",
-    description:
-      "A user to create. Without `id` the server assigns the number of users held + 1; " +
-      "a taken id is a 409. Any other member is stored.",
-    required: ["name", "email"],
-    properties: { id: ID, name: NON_EMPTY, email: EMAIL },
-    additionalProperties: true,
-  },
-  UserChanges: {
-    type: "object",
-    description: "Members to merge over a user (shallow); members not sent are kept, and {} changes nothing.",
-    properties: { id: { ...ID, description: "If sent, must equal the id in the path." }, name: NON_EMPTY, email: EMAIL },
-    additionalProperties: true,
-  },
-  ...familySchemas("Post", undefined, ["title", "body"]),
-  ...familySchemas("Comment", "postId", ["body"]),
-  ...familySchemas("Reply", "commentId", ["body"]),
+/** The error schemas every error answer uses. */
+export const ERROR_SCHEMAS: Record<string, Schema> = {
   Error: {
     type: "object",
     description: "Every error answer has this shape.",
     required: ["message", "code"],
     properties: {
       message: { type: "string", description: "One sentence a person can act on." },
-      code: { type: "string", enum: Object.keys(ERROR_CATALOGUE), description: describeCodes() },
+      code: {
+        type: "string",
+        enum: Object.keys(ERROR_CATALOGUE),
+        description: `For programs; it never changes. Each with its status:\n\n${Object.entries(ERROR_CATALOGUE)
+          .map(([code, { status, when }]) => `- \`${code}\` (${status}): ${when}`)
+          .join("\n")}`,
+      },
     },
   },
   FieldError: {
@@ -178,26 +144,20 @@ export const SCHEMAS: Record<string, Schema> = {
       },
     ],
   },
-  Health: { type: "object", required: ["status"], properties: { status: { const: "ok" } } },
-  Readiness: { type: "object", required: ["status"], properties: { status: { const: "ready" } } },
 };
 
-/** The path and query parameters every operation shares. */
+// An entity tag that no answer of this server ever carries: its ETags are "<8 hex digits>-<version>".
+const NEVER_MATCHES = '"never-matches"';
+
+/** The query parameters and conditional headers operations share. */
 export const PARAMETERS: Record<string, Schema> = {
-  Id: {
-    name: "id",
-    in: "path",
-    required: true,
-    description:
-      "A record's id: digits only, read in base 10 (`01` is 1); anything else is a 400 INVALID_ID. Records count from 1, so 0 finds none (404).",
-    schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-  },
   Limit: {
     name: "limit",
     in: "query",
     required: false,
     description: "The most records to answer with; absent means all. At most once.",
     schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    example: 10,
   },
   Offset: {
     name: "offset",
@@ -205,10 +165,60 @@ export const PARAMETERS: Record<string, Schema> = {
     required: false,
     description: "How many records to skip first. At most once.",
     schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+    example: 0,
+  },
+  Sort: {
+    name: "sort",
+    in: "query",
+    required: false,
+    description:
+      `Top-level members to sort by, separated by commas, each ascending or, written \`-member\`, descending; at most ${MAX_SORT_KEYS}, at most once. ` +
+      "Ties are broken by `id`; a record without the member comes after those with it (first when descending). " +
+      "Values compare as PostgreSQL's jsonb does: by type (null, string, number, boolean, array, object), then by value; strings by code point.",
+    schema: { type: "string", pattern: "^-?[^,]+(,-?[^,]+)*$" },
+    example: "-id",
+  },
+  IfMatch: {
+    name: "If-Match",
+    in: "header",
+    required: false,
+    description:
+      "Go on only if the target's current ETag is one of these (strong comparison), or it exists (`*`); otherwise 412 and nothing changes. " +
+      "The target of a create is its list: a POST's If-Match is compared with the list's ETag.",
+    schema: { type: "string" },
+    example: "*",
+  },
+  IfNoneMatch: {
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    description:
+      "Answer 304 (no body) if the current ETag is one of these (weak comparison), or for `*`. " +
+      `The example is a tag this server never gives, so it answers in full.`,
+    schema: { type: "string" },
+    example: NEVER_MATCHES,
   },
 };
 
-/** The headers some answers carry. */
+/** The filters of a list: any query parameter but `limit`, `offset` and `sort`, with an example that matches some records. */
+export function filtersParameter(example: Record<string, string>): Schema {
+  return {
+    name: "filters",
+    in: "query",
+    required: false,
+    description:
+      "Exact-match filters on top-level members, written `member=value`: a string member matches when it equals the text; " +
+      "a number, boolean or null when its JSON text does (`?id=3`, `?active=true`). Several members must all match; " +
+      `one member given several times matches any of its values. At most ${MAX_FILTERS} different members. ` +
+      "`X-Total-Count` counts the matches.",
+    style: "form",
+    explode: true,
+    schema: { type: "object", additionalProperties: { type: "string" } },
+    example,
+  };
+}
+
+/** The headers answers carry. */
 export const HEADERS: Record<string, Schema> = {
   Location: {
     description: "The address of the created record.",
@@ -216,9 +226,16 @@ export const HEADERS: Record<string, Schema> = {
     schema: { type: "string", examples: ["/posts/1"] },
   },
   "X-Total-Count": {
-    description: "The size of the whole list, whatever `limit` and `offset` cut from it.",
+    description: "How many records match: the whole list, or its filtered part, whatever `limit` and `offset` cut from it.",
     required: true,
     schema: { type: "integer", minimum: 0 },
+  },
+  Link: {
+    description:
+      "Sent when the page holds fewer records than match (RFC 8288): `first`, `prev`, `next` and `last`, each a relative " +
+      "reference to the same list with the same query and another `offset`.",
+    required: false,
+    schema: { type: "string", examples: ['</users?limit=1&offset=0>; rel="first", </users?limit=1&offset=1>; rel="next", </users?limit=1&offset=1>; rel="last"'] },
   },
   Allow: {
     description: "The methods this path answers.",
@@ -227,54 +244,89 @@ export const HEADERS: Record<string, Schema> = {
   },
   ETag: {
     description:
-      "The strong entity tag of the record or list answered: send it back in `If-None-Match` (304 while unchanged) or `If-Match` (412 once changed).",
+      "The strong entity tag of the record or list: send it back in `If-None-Match` (304 while unchanged) or `If-Match` (412 once changed).",
     required: true,
     schema: { type: "string", examples: ['"3f9c2a1b-1k"'] },
+  },
+  "Access-Control-Allow-Origin": {
+    description: "Sent when the request has an `Origin` that `CORS_ORIGINS` allows: `*`, or that origin.",
+    required: false,
+    schema: { type: "string", examples: ["*"] },
+  },
+  "Access-Control-Expose-Headers": {
+    description: "Sent with `Access-Control-Allow-Origin`: the answer headers a page may read.",
+    required: false,
+    schema: { type: "string", const: CORS_EXPOSE_HEADERS },
+  },
+  Vary: {
+    description: "`Origin` when `CORS_ORIGINS` is a list, since the answer then depends on the request's `Origin`.",
+    required: false,
+    schema: { type: "string", const: "Origin" },
+  },
+  "Access-Control-Allow-Methods": {
+    description: "On a preflight (`Access-Control-Request-Method` and an allowed `Origin`): the methods of this path, as in `Allow`.",
+    required: false,
+    schema: { type: "string", examples: ["GET, HEAD, POST, OPTIONS"] },
+  },
+  "Access-Control-Allow-Headers": {
+    description: "On a preflight: the request headers a page may send.",
+    required: false,
+    schema: { type: "string", const: CORS_ALLOW_HEADERS },
+  },
+  "Access-Control-Max-Age": {
+    description: "On a preflight: how many seconds a browser may reuse it.",
+    required: false,
+    schema: { type: "string", const: String(CORS_MAX_AGE) },
   },
 };
 
 /** Responses that many operations share. */
 export const RESPONSES: Record<string, ResponseDoc> = {
-  Options: { description: "The methods this path answers, in `Allow`; no body.", headers: { Allow: headerRef("Allow") } },
-  UserNotFound: errorResponse("No user has this id.", "USER_NOT_FOUND", "User not found"),
-  PostNotFound: errorResponse("No post has this id.", "POST_NOT_FOUND", "Post not found"),
-  CommentNotFound: errorResponse("No comment has this id.", "COMMENT_NOT_FOUND", "Comment not found"),
-  ReplyNotFound: errorResponse("No reply has this id.", "REPLY_NOT_FOUND", "Reply not found"),
+  Options: withCors({
+    description:
+      "The methods this path answers, in `Allow`; no body. A CORS preflight from an allowed origin also gets what a page may send.",
+    headers: {
+      Allow: headerRef("Allow"),
+      "Access-Control-Allow-Methods": headerRef("Access-Control-Allow-Methods"),
+      "Access-Control-Allow-Headers": headerRef("Access-Control-Allow-Headers"),
+      "Access-Control-Max-Age": headerRef("Access-Control-Max-Age"),
+    },
+  }),
+  MethodNotAllowed: errorResponse(
+    "The path exists, but not with this method. Listed on every operation, since OpenAPI has no place for a path's other methods; `Allow` lists those it answers.",
+    ["METHOD_NOT_ALLOWED"],
+    { message: "Method DELETE is not allowed here; use GET, HEAD, POST, OPTIONS", headers: { Allow: headerRef("Allow") } },
+  ),
   BodyTooLarge: errorResponse(
     "The body is larger than `BODY_LIMIT` bytes (1 MiB by default).",
-    "BODY_TOO_LARGE",
-    "Request body must not be larger than 1048576 bytes",
+    ["BODY_TOO_LARGE"],
+    { message: "Request body must not be larger than 1048576 bytes" },
   ),
-  NotModified: {
+  NotModified: withCors({
     description: "`If-None-Match` matches the current ETag: the copy the client holds is current. No body.",
     headers: { ETag: headerRef("ETag") },
-  },
+  }),
   PreconditionFailed: errorResponse(
-    "`If-Match` does not match the current ETag, or `If-None-Match` matches it on a write; nothing is changed.",
-    "PRECONDITION_FAILED",
-    "The user has changed since the ETag in If-Match; nothing was changed. Read it again and retry with its current ETag",
+    "`If-Match` does not match the current ETag, or `If-None-Match` matches it on a write; nothing is changed. `ETag` is the current one.",
+    ["PRECONDITION_FAILED"],
+    {
+      message: "The user has changed since the ETag in If-Match; nothing was changed. Read it again and retry with its current ETag",
+      headers: { ETag: headerRef("ETag") },
+    },
   ),
   UnsupportedMediaType: errorResponse(
     "The body is not sent as `application/json` (a PATCH: `application/merge-patch+json` or `application/json`) in UTF-8.",
-    "UNSUPPORTED_MEDIA_TYPE",
-    "Content-Type must be application/json",
+    ["UNSUPPORTED_MEDIA_TYPE"],
+    { message: "Content-Type must be application/json" },
   ),
   ShuttingDown: errorResponse(
     "The server is shutting down; the answer closes the connection. Retry on a new connection.",
-    "SHUTTING_DOWN",
-    "Server is shutting down; retry on a new connection",
+    ["SHUTTING_DOWN"],
+    { message: "Server is shutting down; retry on a new connection" },
   ),
-  Unexpected: {
-    description:
-      "Answers any request can get: 500 INTERNAL_ERROR (logged, no internals), 408 REQUEST_TIMEOUT, " +
-      "431 HEADERS_TOO_LARGE, or 400 BAD_REQUEST for a request that is not valid HTTP/1.1.",
-    content: {
-      [JSON_MEDIA]: { schema: schemaRef("Error"), example: { message: "Internal server error", code: "INTERNAL_ERROR" } },
-    },
-  },
+  Unexpected: errorResponse(
+    "Answers any request can get, each with its own status:",
+    ["INTERNAL_ERROR", "REQUEST_TIMEOUT", "HEADERS_TOO_LARGE", "BAD_REQUEST", "EXPECTATION_FAILED"],
+    { message: "Internal server error" },
+  ),
 };
-
-/** The checks every POST, PUT and PATCH body goes through, for the description of its 400. */
-export const BODY_CHECKS =
-  "the body is empty, not UTF-8, malformed JSON, not an object, has a member named `__proto__`, " +
-  `\`constructor\` or \`prototype\`, is nested deeper than ${MAX_DEPTH} levels, or holds a number too large`;

@@ -281,6 +281,7 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
     {
       method: "GET",
       pattern: list,
+      operation: { kind: "list", resource },
       handler: ({ query, params, headers }) => {
         const reply = listRecords(resource, query, params.id);
         // Checked once the list exists and its query is valid (a 404 or 400 comes first).
@@ -294,6 +295,7 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
     {
       method: "POST",
       pattern: list,
+      operation: { kind: "create", resource },
       handler: ({ params, body, headers }) => {
         const record = createRecord(resource, body, params.id, { headers });
         return written(201, record, { location: `${resource.path}/${record.id}` });
@@ -302,26 +304,30 @@ export function resourceRoutes(resource: Resource): ApiRoute[] {
     {
       method: "GET",
       pattern: item,
+      operation: { kind: "read", resource },
       handler: ({ params, headers }) => {
         // The ETag and the JSON text come from the store, made once per version.
         const view = resource.records.readView(params.id!);
         if (view === undefined) return notFound;
-        return checkRead(headers, view.tag, noun) ?? { status: 200, text: view.text, etag: view.tag };
+        return checkRead(headers, view.tag, noun) ?? { status: 200, json: view.text, etag: view.tag };
       },
     },
     {
       method: "PUT",
       pattern: item,
+      operation: { kind: "replace", resource },
       handler: ({ params, body, headers }) => written(200, updateRecord(resource, params.id!, body, { headers })),
     },
     {
       method: "PATCH",
       pattern: item,
+      operation: { kind: "patch", resource },
       handler: ({ params, body, headers }) => written(200, patchRecord(resource, params.id!, body, { headers })),
     },
     {
       method: "DELETE",
       pattern: item,
+      operation: { kind: "delete", resource },
       handler: ({ params, headers }) => {
         deleteRecord(resource, params.id!, { headers });
         return { status: 204 };

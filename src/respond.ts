@@ -11,12 +11,15 @@ export type Reply = {
   status: number;
   body?: unknown;
   /**
+   * A body already serialised as JSON text, sent as it is instead of `body`: the
+   * OpenAPI document, or a record's text as its store keeps it for reads.
+   */
+  json?: string;
+  /**
    * The ETag header. A field of its own rather than a member of `headers`, so that a
    * read builds no headers object to carry it and send() walks none.
    */
   etag?: string;
-  /** The body already serialised as JSON, sent instead of `body`: a store keeps it for reads. */
-  text?: string;
   headers?: Record<string, string>;
 };
 
@@ -43,12 +46,12 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
   if (shared !== undefined) for (let i = 0; i < shared.length; i++) headers.push(shared[i]!);
   if (options.close) headers.push("connection", "close");
   // 204 and 304 never have a body (RFC 9110, sections 15.3.5 and 15.4.5).
-  if (reply.status === 204 || reply.status === 304 || (reply.body === undefined && reply.text === undefined)) {
+  if (reply.status === 204 || reply.status === 304 || (reply.body === undefined && reply.json === undefined)) {
     res.writeHead(reply.status, headers);
     res.end();
     return;
   }
-  const text = reply.text ?? JSON.stringify(reply.body);
+  const text = reply.json ?? JSON.stringify(reply.body);
   headers.push("content-type", JSON_TYPE, "content-length", Buffer.byteLength(text));
   res.writeHead(reply.status, headers);
   // HEAD gets the same status and headers as GET, and no body (contract 2).

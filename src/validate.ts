@@ -4,8 +4,11 @@ import type { FieldError } from "./errors.ts";
 /** Checks one member's value; returns a message saying what is wrong, or undefined. */
 export type Rule = (value: unknown) => string | undefined;
 
-/** A member a resource knows about: whether a create must send it, and its rule. */
-export type FieldSpec = { required: boolean; rule: Rule };
+/**
+ * A member a resource knows about: whether a create must send it, its rule, and a
+ * valid value the OpenAPI document shows in its examples.
+ */
+export type FieldSpec = { required: boolean; rule: Rule; example: unknown };
 
 /** A string with at least one character that is not white space. */
 export const nonEmptyString: Rule = (value) =>

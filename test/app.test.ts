@@ -7,7 +7,8 @@ import { test } from "node:test";
 import { apiRoutes, createApp, createListener } from "../src/app.ts";
 import { DEFAULT_BODY_LIMIT } from "../src/body.ts";
 import { HttpError } from "../src/errors.ts";
-import type { ApiRoute } from "../src/handler.ts";
+import type { Handler } from "../src/handler.ts";
+import type { Route } from "../src/router.ts";
 import { assertJsonHeaders, call } from "./support/http.ts";
 
 /** Serves a listener on a free port for one test; returns its base URL. */
@@ -23,7 +24,7 @@ async function serve(t: { after: (fn: () => Promise<void>) => void }, listener: 
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function boomRoutes(): ApiRoute[] {
+function boomRoutes(): Route<Handler>[] {
   return [
     { method: "GET", pattern: "/boom", handler: () => { throw new Error("secret detail at /srv/app.ts:12"); } },
     { method: "POST", pattern: "/boom", handler: () => { throw new TypeError("bad body handling"); } },

@@ -1,15 +1,15 @@
-// White-box tests of the OpenAPI document: valid OpenAPI 3.1, the router's operations, the server's member rules.
+// White-box tests of the OpenAPI document: valid OpenAPI 3.1, the router's operations, the server's member rules, the examples.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { apiRoutes } from "../src/app.ts";
 import { ERROR_CATALOGUE } from "../src/errors.ts";
-import type { Schema } from "../src/openapi-components.ts";
-import { type DocumentedMethod, OPENAPI_DOCUMENT } from "../src/openapi.ts";
+import type { Ref, ResponseDoc, Schema } from "../src/openapi-components.ts";
+import { buildOpenApiDocument, DOCUMENTED_METHODS as METHODS, openApiPath, type OperationDoc } from "../src/openapi.ts";
 import { emailAddress, nonEmptyString, type Rule } from "../src/validate.ts";
 
-const METHODS: DocumentedMethod[] = ["get", "post", "put", "patch", "delete", "options"];
+const OPENAPI_DOCUMENT = buildOpenApiDocument(apiRoutes());
 
 /** Every documented operation as `METHOD /path/{id}`. */
 function documentedOperations(): string[] {
@@ -20,7 +20,20 @@ function documentedOperations(): string[] {
 
 /** Every route of the router as `METHOD /path/{id}`, written the way OpenAPI writes a path. */
 function routedOperations(): string[] {
-  return apiRoutes().map((route) => `${route.method} ${route.pattern.replace(/:([A-Za-z_]\w*)/g, "{$1}")}`);
+  return apiRoutes().map((route) => `${route.method} ${openApiPath(route.pattern)}`);
+}
+
+/** Every documented operation with its path and method. */
+function operations(): Array<{ path: string; method: string; operation: OperationDoc }> {
+  return Object.entries(OPENAPI_DOCUMENT.paths).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => (item[method] === undefined ? [] : [{ path, method, operation: item[method] }])),
+  );
+}
+
+/** A response with its $ref followed. */
+function resolve(response: ResponseDoc | Ref): ResponseDoc {
+  if (!("$ref" in response)) return response;
+  return OPENAPI_DOCUMENT.components.responses[(response as Ref).$ref.replace("#/components/responses/", "")]!;
 }
 
 test("OPENAPI_DOCUMENT is valid OpenAPI 3.1, every $ref resolving", async () => {
@@ -37,11 +50,15 @@ test("every route of apiRoutes() is an operation of the document", () => {
   assert.deepEqual(missing, []);
 });
 
-test("every operation of the document but OPTIONS is a route, and OPTIONS is documented on every routed path", () => {
+test("every operation of the document but HEAD and OPTIONS is a route, HEAD is documented on every GET route and OPTIONS on every routed path", () => {
   const routed = routedOperations();
   assert.deepEqual(
-    documentedOperations().filter((operation) => !operation.startsWith("OPTIONS ")).sort(),
+    documentedOperations().filter((operation) => !/^(HEAD|OPTIONS) /.test(operation)).sort(),
     [...routed].sort(),
+  );
+  assert.deepEqual(
+    documentedOperations().filter((operation) => operation.startsWith("HEAD ")).sort(),
+    routed.filter((operation) => operation.startsWith("GET ")).map((operation) => operation.replace("GET", "HEAD")).sort(),
   );
   const routedPaths = new Set(routed.map((operation) => operation.split(" ")[1]));
   const optionsPaths = documentedOperations()
@@ -104,3 +121,68 @@ for (const [member, schema, rule] of MIRRORED_RULES) {
     }
   });
 }
+
+test("every HEAD lists the statuses and headers of its GET, with no body", () => {
+  for (const [path, item] of Object.entries(OPENAPI_DOCUMENT.paths)) {
+    if (item.get === undefined) continue;
+    const head = item.head!;
+    assert.deepEqual(Object.keys(head.responses), Object.keys(item.get.responses), path);
+    assert.deepEqual(head.parameters, item.get.parameters, path);
+    for (const [status, response] of Object.entries(head.responses)) {
+      const resolved = resolve(response);
+      if (status !== "405") assert.equal(resolved.content, undefined, `HEAD ${path} ${status}`);
+      assert.deepEqual(resolved.headers, resolve(item.get.responses[status]!).headers, `HEAD ${path} ${status}`);
+    }
+  }
+});
+
+test("every operation documents 405 with Allow, and every operation of a route not served during shutdown 503", () => {
+  const served = new Set(apiRoutes().filter((route) => route.servedWhileDraining).map((route) => openApiPath(route.pattern)));
+  for (const { path, method, operation } of operations()) {
+    assert.ok(resolve(operation.responses["405"]!).headers?.Allow, `${method} ${path}`);
+    const drains = method === "options" || !served.has(path);
+    assert.equal(operation.responses["503"] !== undefined, drains || path === "/readyz", `${method} ${path}`);
+  }
+});
+
+test("every error response's codes are catalogued with its status", () => {
+  for (const { path, method, operation } of operations()) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const media = resolve(response).content?.["application/json"];
+      if (media === undefined || status === "default" || !/^[45]/.test(status)) continue;
+      const codes = ((media.schema as { allOf: Schema[] }).allOf[1]!.properties as { code: { enum: string[] } }).code.enum;
+      for (const code of codes) {
+        assert.equal(String(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status), status, `${method} ${path} ${code}`);
+      }
+    }
+  }
+});
+
+test("every parameter and request body of the document has an example", () => {
+  const parameters = OPENAPI_DOCUMENT.components.parameters;
+  for (const { path, method, operation } of operations()) {
+    const item = OPENAPI_DOCUMENT.paths[path]!;
+    for (const parameter of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
+      const resolved = "$ref" in parameter ? parameters[String(parameter.$ref).replace("#/components/parameters/", "")]! : parameter;
+      assert.ok(resolved.example !== undefined, `${method} ${path} ${String(resolved.name)}`);
+    }
+    for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
+      assert.ok(media.example !== undefined, `${method} ${path} ${type}`);
+    }
+  }
+});
+
+test("every field's example passes the field's rule", () => {
+  for (const route of apiRoutes()) {
+    if (route.operation.kind === "custom") continue;
+    for (const [name, spec] of Object.entries(route.operation.resource.fields)) {
+      assert.equal(spec.rule(spec.example), undefined, `${route.operation.resource.label}.${name}`);
+    }
+  }
+});
+
+test("GET /openapi.json documents its answer as an OpenAPI 3.1 document, not any object", () => {
+  const schema = OPENAPI_DOCUMENT.components.schemas.OpenApiDocument as { required: string[]; properties: Record<string, Schema> };
+  assert.deepEqual(schema.required, ["openapi", "info", "paths", "components"]);
+  assert.equal(schema.properties.openapi!.const, OPENAPI_DOCUMENT.openapi);
+});

@@ -99,9 +99,9 @@ test("positiveSafeInteger refuses zero, negatives, fractions, unsafe numbers and
 });
 
 const USER_FIELDS: Record<string, FieldSpec> = {
-  id: { required: false, rule: positiveSafeInteger },
-  name: { required: true, rule: nonEmptyString },
-  email: { required: true, rule: emailAddress },
+  id: { required: false, rule: positiveSafeInteger, example: 3 },
+  name: { required: true, rule: nonEmptyString, example: "Ada" },
+  email: { required: true, rule: emailAddress, example: "ada@example.com" },
 };
 
 test("checkFields with partial false accepts a body with every required member valid", () => {

@@ -2,16 +2,52 @@
 import { HttpError } from "../errors.ts";
 import type { ApiRoute } from "../handler.ts";
 
+const TAG = { name: "health", description: "Liveness and readiness probes" };
+
 /** `/healthz` answers while the process lives; `/readyz` turns 503 once shutdown has begun. */
 export function healthRoutes(isDraining: () => boolean): ApiRoute[] {
   return [
-    { method: "GET", pattern: "/healthz", handler: () => ({ status: 200, body: { status: "ok" } }) },
+    {
+      method: "GET",
+      pattern: "/healthz",
+      handler: () => ({ status: 200, body: { status: "ok" } }),
+      servedWhileDraining: true,
+      operation: {
+        kind: "custom",
+        doc: {
+          operationId: "getHealth",
+          summary: "Liveness: answers while the process is alive, during shutdown too",
+          tag: TAG,
+          answer: {
+            description: "The process is alive.",
+            name: "Health",
+            schema: { type: "object", required: ["status"], properties: { status: { const: "ok" } } },
+          },
+        },
+      },
+    },
     {
       method: "GET",
       pattern: "/readyz",
       handler: () => {
         if (isDraining()) throw new HttpError("SHUTTING_DOWN", "Server is shutting down; send no more requests here");
         return { status: 200, body: { status: "ready" } };
+      },
+      // It answers during shutdown itself, with the 503 that says so.
+      servedWhileDraining: true,
+      operation: {
+        kind: "custom",
+        doc: {
+          operationId: "getReadiness",
+          summary: "Readiness: 503 once shutdown has begun",
+          tag: TAG,
+          answer: {
+            description: "The server takes requests.",
+            name: "Readiness",
+            schema: { type: "object", required: ["status"], properties: { status: { const: "ready" } } },
+          },
+          errors: ["SHUTTING_DOWN"],
+        },
       },
     },
   ];

@@ -13,13 +13,13 @@ export type PostFamily = { posts: Resource; comments: Resource; replies: Resourc
  */
 export function definePostFamily(options: { clock?: () => Date; epoch?: string } = {}): PostFamily {
   const { clock, epoch } = options;
-  const body = { required: true, rule: nonEmptyString };
+  const body = (example: string) => ({ required: true, rule: nonEmptyString, example });
   const posts = defineResource({
     label: "Post",
     path: "/posts",
     notFound: "POST_NOT_FOUND",
     records: new Collection("sequence", [], { epoch }),
-    fields: { title: { required: true, rule: nonEmptyString }, body },
+    fields: { title: { required: true, rule: nonEmptyString, example: "Hello" }, body: body("My first post.") },
     clientIds: false,
     timestamps: true,
     clock,
@@ -29,7 +29,7 @@ export function definePostFamily(options: { clock?: () => Date; epoch?: string }
     path: "/comments",
     notFound: "COMMENT_NOT_FOUND",
     records: new Collection("sequence", [], { epoch }),
-    fields: { body },
+    fields: { body: body("Welcome!") },
     clientIds: false,
     timestamps: true,
     clock,
@@ -40,7 +40,7 @@ export function definePostFamily(options: { clock?: () => Date; epoch?: string }
     path: "/replies",
     notFound: "REPLY_NOT_FOUND",
     records: new Collection("sequence", [], { epoch }),
-    fields: { body },
+    fields: { body: body("Thank you.") },
     clientIds: false,
     timestamps: true,
     clock,

@@ -18,8 +18,8 @@ export function defineUsers(options: { epoch?: string } = {}): Resource {
     // Seed spec part 2, rule 1: a new id is the number of users held + 1.
     records: new Collection("count", SEED_USERS.map((user) => ({ ...user })), { epoch: options.epoch }),
     fields: {
-      name: { required: true, rule: nonEmptyString },
-      email: { required: true, rule: emailAddress },
+      name: { required: true, rule: nonEmptyString, example: "Grace Hopper" },
+      email: { required: true, rule: emailAddress, example: "grace@example.com" },
     },
     clientIds: true,
     timestamps: false,

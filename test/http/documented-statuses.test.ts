@@ -2,10 +2,10 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { apiRoutes, createApp } from "../../src/app.ts";
 import type { Ref, ResponseDoc } from "../../src/openapi-components.ts";
-import { type DocumentedMethod, OPENAPI_DOCUMENT } from "../../src/openapi.ts";
+import { buildOpenApiDocument, type DocumentedMethod, DOCUMENTED_METHODS, openApiPath } from "../../src/openapi.ts";
 import { assertJsonHeaders, call } from "../support/http.ts";
 import { create } from "../support/family.ts";
 import { fresh, targetMode } from "../support/target.ts";
@@ -22,6 +22,7 @@ type Row = {
 const GRACE = { name: "Grace Hopper", email: "grace@example.com" };
 const POST = { title: "T", body: "B" };
 const BODY_LIMIT = 1024;
+const OPENAPI_DOCUMENT = buildOpenApiDocument(apiRoutes());
 
 /** The statuses particular to each operation, each with a request that produces it. */
 const EXPLICIT: Array<[string, number, string, unknown?]> = [
@@ -103,9 +104,16 @@ const EXPLICIT: Array<[string, number, string, unknown?]> = [
   ["DELETE /replies/{id}", 404, "/replies/9"],
 ];
 
-/** The router's routes and paths, written the way OpenAPI writes them. */
-const ROUTES = apiRoutes().map((route) => ({ method: route.method, path: route.pattern.replaceAll(":id", "{id}") }));
+/** The router's routes and paths, written the way OpenAPI writes them, and HEAD on every GET route (contract 2). */
+const ROUTED = apiRoutes().map((route) => ({ method: route.method, path: openApiPath(route.pattern) }));
+const ROUTES = ROUTED.flatMap((route) => (route.method === "GET" ? [route, { ...route, method: "HEAD" }] : [route]));
 const PATHS = [...new Set(ROUTES.map((route) => route.path))];
+
+/** A method the path does not answer, for its 405. */
+function otherMethod(path: string): string {
+  const routed = new Set(ROUTES.filter((route) => route.path === path).map((route) => route.method));
+  return ["DELETE", "POST", "PUT", "PATCH"].find((method) => !routed.has(method))!;
+}
 
 /** A concrete address for a path: every id is 1, which each server holds. */
 function concrete(path: string): string {
@@ -123,7 +131,7 @@ function uniformRows(): Row[] {
       const json = hasBody ? {} : undefined;
       const stale = { method, json, headers: { "if-match": '"stale"' } };
       rows.push({ operation, status: 412, path: concrete(path), init: stale });
-      if (method === "GET") {
+      if (method === "GET" || method === "HEAD") {
         rows.push({ operation, status: 304, path: concrete(path), init: { method, headers: { "if-none-match": "*" } } });
       }
     }
@@ -134,10 +142,14 @@ function uniformRows(): Row[] {
       rows.push({ operation, status: 415, path: address, init: plainText });
     }
     // Contract 7: once shutdown has begun only the liveness probe still answers normally.
-    if (operation !== "GET /healthz") {
+    if (path !== "/healthz") {
       const init = hasBody ? { method, json: {} } : { method };
       rows.push({ operation, status: 503, path: concrete(path), init, server: "draining" });
     }
+  }
+  for (const { method, path } of [...ROUTES, ...PATHS.map((path) => ({ method: "OPTIONS", path }))]) {
+    // A path answers 405 to the methods it does not have, whichever operation the document lists it under.
+    rows.push({ operation: `${method} ${path}`, status: 405, path: concrete(path), init: { method: otherMethod(path), json: {} } });
   }
   for (const path of PATHS) {
     const operation = `OPTIONS ${path}`;
@@ -147,21 +159,28 @@ function uniformRows(): Row[] {
   return rows;
 }
 
+const EXPLICIT_ROWS = EXPLICIT.map(([operation, status, path, json]): Row => ({
+  operation,
+  status,
+  path,
+  init: { method: operation.split(" ")[0]!, json },
+}));
+
 const ROWS: Row[] = [
-  ...EXPLICIT.map(([operation, status, path, json]): Row => ({
-    operation,
-    status,
-    path,
-    init: { method: operation.split(" ")[0]!, json },
+  ...EXPLICIT_ROWS,
+  // HEAD answers as GET does (contract 2), so each GET row is also a HEAD row.
+  ...EXPLICIT_ROWS.filter((row) => row.init?.method === "GET").map((row) => ({
+    ...row,
+    operation: row.operation.replace("GET", "HEAD"),
+    init: { method: "HEAD" },
   })),
   ...uniformRows(),
 ];
 
 /** Every (operation, status) pair the document lists; `default` is the catch-all, not a status. */
 function documentedPairs(): string[] {
-  const methods: DocumentedMethod[] = ["get", "post", "put", "patch", "delete", "options"];
   return Object.entries(OPENAPI_DOCUMENT.paths).flatMap(([path, item]) =>
-    methods.flatMap((method) =>
+    DOCUMENTED_METHODS.flatMap((method) =>
       Object.keys(item[method]?.responses ?? {})
         .filter((status) => status !== "default")
         .map((status) => `${method.toUpperCase()} ${path} ${status}`),
@@ -193,6 +212,27 @@ async function seeded(t: Parameters<typeof fresh>[0]): Promise<string> {
   return url;
 }
 
+/**
+ * One seeded server for every row that changes nothing: any answer but a write's 2xx.
+ * Starting a server process per row cost about a second each on the runtime matrix.
+ */
+let shared: Promise<string> | undefined;
+const closeShared: Array<() => Promise<void>> = [];
+// Registered here, at the top level, so it runs once every test of the file has.
+after(async () => {
+  for (const close of closeShared) await close();
+});
+function unchanged(): Promise<string> {
+  shared ??= seeded({ after: (close) => closeShared.push(close) });
+  return shared;
+}
+
+/** Whether a row's request leaves the data as it found it. */
+function changesNothing(row: Row): boolean {
+  const method = row.init?.method ?? "GET";
+  return ["GET", "HEAD", "OPTIONS"].includes(method) || row.status >= 300;
+}
+
 /** A server whose shutdown has begun: the app mounted with a drain flag that is always up. */
 async function draining(t: Parameters<typeof fresh>[0]): Promise<string> {
   const server = createServer(createApp({ isDraining: () => true }));
@@ -211,12 +251,19 @@ for (const row of ROWS) {
   const method = row.init?.method ?? "GET";
   const when = row.server === "draining" ? " during shutdown" : "";
   test(`${method} ${row.path}${when} -> ${row.status}, as documented for ${row.operation}`, async (t) => {
-    const url = row.server === "draining" ? await draining(t) : await seeded(t);
-    const response = await call(url + row.path, row.init);
+    const url = row.server === "draining" ? await draining(t) : changesNothing(row) ? await unchanged() : await seeded(t);
+    // Every request comes from a page's origin, so every answer must carry the CORS headers the document lists.
+    const init = { ...row.init, headers: { origin: "https://app.example.com", ...(row.init?.headers as Record<string, string>) } };
+    const response = await call(url + row.path, init);
     assert.equal(response.status, row.status, response.text);
     const documented = documentedResponse(row.operation, row.status);
-    for (const name of Object.keys(documented.headers ?? {})) {
-      assert.notEqual(response.headers.get(name), null, `${name} is documented but not sent`);
+    // A 405 answers another method than the operation's; it has a body unless that method is HEAD.
+    // Required headers are on every such answer, and the CORS headers on every answer to a request with Origin;
+    // the others (Link, Vary, a preflight's) only when their condition holds.
+    for (const [name, ref] of Object.entries(documented.headers ?? {})) {
+      const header = OPENAPI_DOCUMENT.components.headers[ref.$ref.replace("#/components/headers/", "")]!;
+      const sent = header.required === true || name === "Access-Control-Allow-Origin" || name === "Access-Control-Expose-Headers";
+      if (sent) assert.notEqual(response.headers.get(name), null, `${name} is documented but not sent`);
     }
     if (documented.content === undefined) {
       assert.equal(response.text, "");
