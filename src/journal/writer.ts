@@ -149,6 +149,9 @@ export class JournalWriter {
     if (this.#running !== undefined) return;
     this.#running = this.#run().finally(() => {
       this.#running = undefined;
+      // Callers woken by the last batch may have appended before this ran, while the
+      // loop still looked busy: start again for them.
+      if (this.#failed === undefined && (this.#queue.length > 0 || this.#syncDue)) this.#kick();
     });
   }
 
