@@ -14,8 +14,8 @@ export class LockedError extends Error {
   /** The pid named in the lock. */
   readonly pid: number;
 
-  constructor(dir: string, pid: number) {
-    super(`${dir} is in use by process ${pid}; stop it or use another DATA_DIR`);
+  constructor(dir: string, pid: number, message = `${dir} is in use by process ${pid}; stop it or use another DATA_DIR`) {
+    super(message);
     this.name = "LockedError";
     this.pid = pid;
   }
@@ -42,7 +42,12 @@ export function acquireLock(dir: string): Lock {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
-    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw new LockedError(dir, pid);
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid) {
+      const alive = isAlive(pid);
+      // Refusing is safe where liveness cannot be checked; two writers on one journal are not.
+      if (alive === undefined) throw new LockedError(dir, pid, `${dir} is locked by process ${pid}, which this runtime may not check (Deno needs --allow-run); if it is gone, remove ${path}`);
+      if (alive) throw new LockedError(dir, pid);
+    }
     // Stale (or unreadable, as a crash while it was written leaves it): take it over atomically.
     const temp = `${path}.${process.pid}.tmp`;
     writeDurably(temp, content, "w");
@@ -82,13 +87,20 @@ function writeDurably(path: string, content: string, flags: string): void {
   }
 }
 
-/** Whether a process with this pid exists: signal 0 checks without sending anything. */
-function isAlive(pid: number): boolean {
+/**
+ * Whether a process with this pid exists: signal 0 checks without sending anything.
+ * Undefined when the runtime may not ask: Deno refuses process.kill without --allow-run
+ * (NotCapable, no errno code), and it guards /proc behind --allow-all, so nothing else
+ * can tell either.
+ */
+function isAlive(pid: number): boolean | undefined {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ESRCH") return false;
     // EPERM: it exists but belongs to another user, so it is alive.
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+    return code === "EPERM" ? true : undefined;
   }
 }

@@ -99,14 +99,14 @@ test("scanJournal reports an entry torn in the middle of a multi-byte UTF-8 char
 
 test("scanJournal treats a last line that fails its checksum, with its newline, as torn", () => {
   const flipped = third.slice();
-  flipped[20] ^= 0x01;
+  flipped[20]! ^= 0x01;
   const scan = scanJournal(join2(first, flipped));
   assert.deepEqual([scan.torn, scan.end, scan.entries.length], [true, first.length, 1]);
 });
 
 test("scanJournal throws a one-line JournalDamageError naming the file and offset for a bad entry before the last", () => {
   const flipped = second.slice();
-  flipped[15] ^= 0x01;
+  flipped[15]! ^= 0x01;
   const cases: [string, Uint8Array][] = [
     ["followed by a valid entry", join2(first, flipped, third)],
     ["followed by a torn one", join2(first, flipped, third.subarray(0, 10))],

@@ -10,7 +10,7 @@ import { SNAPSHOT_TEMP_FILE, writeSnapshot } from "../../src/journal/snapshot.ts
 import { applyEntry, copyState, emptyState } from "../../src/journal/state.ts";
 import { plain, putUser, tempDir } from "./support.ts";
 
-function journal(dir: string, generation: number, entries: JournalEntry[], tail = new Uint8Array()): void {
+function journal(dir: string, generation: number, entries: JournalEntry[], tail: Uint8Array = new Uint8Array()): void {
   writeFileSync(join(dir, journalName(generation)), Buffer.concat([...entries.map(encodeEntry), tail]));
 }
 

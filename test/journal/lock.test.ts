@@ -45,3 +45,21 @@ test("acquireLock takes over a lock left by a dead process, by this pid (a resta
 test("acquireLock passes on errors other than an existing lock", (t) => {
   assert.throws(() => acquireLock(join(tempDir(t), "missing")), { code: "ENOENT" });
 });
+
+test("acquireLock refuses, in one line saying what to do, a lock whose owner the runtime may not check", (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, LOCK_FILE), "4194000 elsewhere\n");
+  const kill = process.kill;
+  // As Deno answers process.kill without --allow-run: an error with no errno code.
+  process.kill = () => {
+    throw new Error("Requires run access");
+  };
+  try {
+    assert.throws(() => acquireLock(dir), {
+      name: "LockedError",
+      message: `${dir} is locked by process 4194000, which this runtime may not check (Deno needs --allow-run); if it is gone, remove ${join(dir, LOCK_FILE)}`,
+    });
+  } finally {
+    process.kill = kill;
+  }
+});
