@@ -24,8 +24,13 @@ export type JournalOptions = {
    * change appended so far and share nothing that later writes change in place (see copyState).
    */
   capture: () => DataState;
-  /** Told of a failed write or sync (the process should stop) or a failed compaction (the journals are kept, nothing is lost). */
+  /** Told of a failed open, write or sync of a journal: appends reject from then on, and the process should stop. */
   onError?: (error: Error) => void;
+  /**
+   * Told of a failed compaction: every journal is kept, nothing is lost, and the next one is
+   * tried when the journal passes its bound again; onError when absent.
+   */
+  onCompactionError?: (error: Error) => void;
 };
 
 /** A journal opened on a data directory, with the state to start from and the warnings to log. */
@@ -108,7 +113,7 @@ export class Journal {
   append(entry: JournalEntry): Promise<void> {
     const appended = this.#writer.append(entry);
     if (this.#writer.size >= this.#compactBytes && this.#compaction === undefined) {
-      this.compact().catch((error: Error) => this.#options.onError?.(error));
+      this.compact().catch((error: Error) => (this.#options.onCompactionError ?? this.#options.onError)?.(error));
     }
     return appended;
   }

@@ -62,6 +62,16 @@ test("Journal compacts past its bound while appends go on, and loses nothing", a
   assert.deepEqual(plain(loadDataDir(dir).state), plain(state));
 });
 
+test("Journal tells onError of a failed compaction when no onCompactionError is given", async (t) => {
+  const dir = tempDir(t);
+  const errors: Error[] = [];
+  const { journal, put } = await open(dir, { compactBytes: 10, onError: (error) => errors.push(error) });
+  mkdirSync(join(dir, SNAPSHOT_TEMP_FILE));
+  await put(1);
+  await journal.close();
+  assert.deepEqual(errors.map((error) => (error as NodeJS.ErrnoException).code), ["EISDIR"]);
+});
+
 test("Journal.compact resolves once the snapshot covers everything appended before it", async (t) => {
   const dir = tempDir(t);
   const { journal, state, put } = await open(dir);
@@ -83,7 +93,11 @@ test("Journal.compact resolves once the snapshot covers everything appended befo
 test("Journal keeps every journal when a compaction fails, tells onError, and the directory still loads whole", async (t) => {
   const dir = tempDir(t);
   const errors: Error[] = [];
-  const { journal, state, put } = await open(dir, { compactBytes: 500, onError: (error) => errors.push(error) });
+  const { journal, state, put } = await open(dir, {
+    compactBytes: 500,
+    onError: () => assert.fail("the journal itself did not fail"),
+    onCompactionError: (error) => errors.push(error),
+  });
   // A directory where the temporary snapshot goes makes writing it fail.
   mkdirSync(join(dir, SNAPSHOT_TEMP_FILE));
   for (let id = 1; id <= 10; id++) await put(id);
