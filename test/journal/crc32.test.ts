@@ -1,0 +1,26 @@
+// White-box tests of src/journal/crc32.ts: the standard check values, and agreement with zlib where it has crc32.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import zlib from "node:zlib";
+import { crc32 } from "../../src/journal/crc32.ts";
+
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+test("crc32 gives the published CRC-32/IEEE check values", () => {
+  const vectors: [string, number][] = [
+    ["", 0x00000000],
+    ["a", 0xe8b7be43],
+    ["abc", 0x352441c2],
+    ["123456789", 0xcbf43926],
+    ["The quick brown fox jumps over the lazy dog", 0x414fa339],
+  ];
+  for (const [text, expected] of vectors) assert.equal(crc32(utf8(text)), expected, JSON.stringify(text));
+});
+
+test("crc32 covers every byte value and agrees with zlib.crc32 where the runtime has it", (t) => {
+  const bytes = new Uint8Array(4096).map((_, i) => (i * 7919) & 0xff);
+  assert.equal(crc32(new Uint8Array(256).map((_, i) => i)), 0x29058c73);
+  const native = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+  if (native === undefined) return t.skip("this runtime has no zlib.crc32");
+  assert.equal(crc32(bytes), native(bytes));
+});

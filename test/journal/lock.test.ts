@@ -1,0 +1,65 @@
+// White-box tests of src/journal/lock.ts: one live process per directory, stale locks taken over.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { acquireLock, LOCK_FILE, LockedError } from "../../src/journal/lock.ts";
+import { tempDir } from "./support.ts";
+
+test("acquireLock creates the lock with this pid, and release removes it once", (t) => {
+  const dir = tempDir(t);
+  const lock = acquireLock(dir);
+  assert.match(readFileSync(join(dir, LOCK_FILE), "utf8"), new RegExp(`^${process.pid} `));
+  lock.release();
+  assert.equal(existsSync(join(dir, LOCK_FILE)), false);
+  lock.release();
+});
+
+test("acquireLock refuses a directory locked by another live process, in one line", async (t) => {
+  const dir = tempDir(t);
+  const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  t.after(() => other.kill("SIGKILL"));
+  writeFileSync(join(dir, LOCK_FILE), `${other.pid} elsewhere\n`);
+  assert.throws(
+    () => acquireLock(dir),
+    (error: unknown) =>
+      error instanceof LockedError && error.pid === other.pid && error.message === `${dir} is in use by process ${other.pid}; stop it or use another DATA_DIR`,
+  );
+  assert.equal(readFileSync(join(dir, LOCK_FILE), "utf8"), `${other.pid} elsewhere\n`);
+});
+
+test("acquireLock takes over a lock left by a dead process, by this pid (a restarted container), or unreadable", async (t) => {
+  const dir = tempDir(t);
+  const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await once(dead, "exit");
+  for (const content of [`${dead.pid} host\n`, `${process.pid} host\n`, "", "garbage"]) {
+    writeFileSync(join(dir, LOCK_FILE), content);
+    const lock = acquireLock(dir);
+    assert.match(readFileSync(join(dir, LOCK_FILE), "utf8"), new RegExp(`^${process.pid} `), JSON.stringify(content));
+    lock.release();
+  }
+});
+
+test("acquireLock passes on errors other than an existing lock", (t) => {
+  assert.throws(() => acquireLock(join(tempDir(t), "missing")), { code: "ENOENT" });
+});
+
+test("acquireLock refuses, in one line saying what to do, a lock whose owner the runtime may not check", (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, LOCK_FILE), "4194000 elsewhere\n");
+  const kill = process.kill;
+  // As Deno answers process.kill without --allow-run: an error with no errno code.
+  process.kill = () => {
+    throw new Error("Requires run access");
+  };
+  try {
+    assert.throws(() => acquireLock(dir), {
+      name: "LockedError",
+      message: `${dir} is locked by process 4194000, which this runtime may not check (Deno needs --allow-run); if it is gone, remove ${join(dir, LOCK_FILE)}`,
+    });
+  } finally {
+    process.kill = kill;
+  }
+});
