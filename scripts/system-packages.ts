@@ -8,6 +8,7 @@ export type SystemPackage = { program: string; name: string; usedBy: string };
 /** Every program the tests need beyond node and npm. Nothing is ever skipped for want of one. */
 export const SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { program: "/usr/bin/chromium", name: "chromium", usedBy: "the browser test of CORS (test/browser/)" },
+  { program: "/usr/bin/strace", name: "strace", usedBy: "the journal's system-call test (test/journal/strace.test.ts)" },
 ];
 
 /**

@@ -1,7 +1,6 @@
-// White-box tests of src/journal/crc32.ts: the standard check values, and agreement with zlib where it has crc32.
+// White-box tests of src/journal/crc32.ts: the standard check values, and agreement with zlib's CRC-32.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import zlib from "node:zlib";
 import { crc32 } from "../../src/journal/crc32.ts";
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -17,10 +16,10 @@ test("crc32 gives the published CRC-32/IEEE check values", () => {
   for (const [text, expected] of vectors) assert.equal(crc32(utf8(text)), expected, JSON.stringify(text));
 });
 
-test("crc32 covers every byte value and agrees with zlib.crc32 where the runtime has it", (t) => {
+test("crc32 covers every byte value and agrees with zlib's CRC-32", () => {
   const bytes = new Uint8Array(4096).map((_, i) => (i * 7919) & 0xff);
   assert.equal(crc32(new Uint8Array(256).map((_, i) => i)), 0x29058c73);
-  const native = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
-  if (native === undefined) return t.skip("this runtime has no zlib.crc32");
-  assert.equal(crc32(bytes), native(bytes));
+  // zlib.crc32 of the same bytes (Node 20.15 and later), written down so that the check
+  // holds on every Node 20 as well.
+  assert.equal(crc32(bytes), 0xe24cc056);
 });
