@@ -25,7 +25,7 @@ try {
   // The two projects are independent; the strict tsc (which checks all of @types/node)
   // is the slowest step, so it runs while the plain project is exercised.
   // allSettled: both finish before the temporary folders are removed, even when one fails.
-  const results = await Promise.allSettled([checkPlain(tarball), checkTyped(tarball)]);
+  const results = await Promise.allSettled([checkPlain(tarball), checkTyped(tarball), checkFolder()]);
   const reasons = results.flatMap((result) => (result.status === "rejected" ? [(result.reason as Error).message] : []));
   if (reasons.length > 0) throw new Error(reasons.join("\n\n"));
 } catch (error) {
@@ -46,7 +46,7 @@ async function checkPlain(tarball: string): Promise<void> {
   const attempt = async (name: string, check: () => Promise<unknown>) => {
     await step(name, check).catch((error: Error) => failures.push(error.message));
   };
-  await attempt("node --test: import { startServer } by name, seed, GET, create, snapshot, reset", () =>
+  await attempt("node --test: startServer and createApp by name, seed, GET, create, snapshot, reset", () =>
     run(process.execPath, ["--test", "--test-reporter=spec", "package.test.js"], plain),
   );
   await attempt("node_modules/.bin/rest-reference-server --seed seed.json --port 0: GET, then SIGTERM exits 0", () =>
@@ -68,6 +68,16 @@ async function checkTyped(tarball: string): Promise<void> {
   );
   await step("tsc --noEmit -p . (strict, NodeNext, exactOptionalPropertyTypes, skipLibCheck false): no errors", () =>
     run(process.execPath, [join(typed, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "."], typed),
+  );
+}
+
+/** The package installed from the repository's folder (npm links it; pack has built dist/), used by name under plain node. */
+async function checkFolder(): Promise<void> {
+  const linked = await step("npm install <the repository's folder> into a fresh project", () =>
+    project(join(work, "folder"), [ROOT], ["package.test.js", "seed.json"]),
+  );
+  await step("node --test in the folder-installed project: the same checks as from the tarball", () =>
+    run(process.execPath, ["--test", "--test-reporter=spec", "package.test.js"], linked),
   );
 }
 

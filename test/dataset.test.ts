@@ -88,10 +88,18 @@ test("startServer and createApp refuse a misspelt option instead of ignoring it"
   assert.throws(() => createApp(null as never), { name: "TypeError", message: "createApp takes an options object" });
 });
 
-test("startServer refuses a seed that breaks the rules with a SeedError, before listening", async () => {
-  await assert.rejects(startServer({ seed: { users: [{ id: 1, name: "", email: "a@example.com" }] } }), (error: unknown) => {
+test("startServer refuses a seed that breaks the rules with one SeedError naming every problem, before listening", async () => {
+  const seed = {
+    users: [{ id: 1, name: "", email: "a@example.com" }],
+    comments: [{ id: 1, postId: 2, body: "C", createdAt: AT }],
+  };
+  await assert.rejects(startServer({ seed }), (error: unknown) => {
     assert.ok(error instanceof SeedError);
-    assert.equal(error.message, "The seed is not valid: users[0].name must be a non-empty string");
+    assert.deepEqual(error.problems, [
+      "users[0].name must be a non-empty string",
+      "comments[0].postId must be the id of a post of the seed; none has id 2",
+    ]);
+    assert.equal(error.message, `The seed is not valid: ${error.problems.join("; ")}`);
     return true;
   });
 });

@@ -1,8 +1,10 @@
-// The package's API by its name under plain node, run by scripts/check-package.ts in a fresh project that installed the tarball.
+// The package's API by its name under plain node (startServer, and createApp in a server of one's own), run by scripts/check-package.ts in a fresh project that installed the tarball.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { startServer } from "rest-reference-server";
+import { once } from "node:events";
+import { createServer } from "node:http";
+import { createApp, startServer } from "rest-reference-server";
 
 const seed = JSON.parse(readFileSync(new URL("./seed.json", import.meta.url), "utf8"));
 const NEW_USER = { id: 7, name: "Ada Lovelace", email: "ada@example.com" };
@@ -40,4 +42,13 @@ test("startServer with a seed answers the seed's records, snapshot holds a creat
     body: { message: "User not found", code: "USER_NOT_FOUND" },
   });
   assert.deepEqual(await get(`${running.url}/users`), { status: 200, body: seed.users });
+});
+
+test("createApp, mounted in a node:http server of one's own, serves its seed", async (t) => {
+  const server = createServer(createApp({ seed: { users: seed.users } }));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  t.after(() => new Promise((done) => server.close(done)));
+  const { port } = server.address();
+  assert.deepEqual(await get(`http://127.0.0.1:${port}/users`), { status: 200, body: seed.users });
 });

@@ -146,6 +146,20 @@ test("PUT /users/{id} with If-Match: * -> 200 on a held user; on a missing one -
   assert.deepEqual(missing.body, { message: "User not found", code: "USER_NOT_FOUND" });
 });
 
+test("PATCH and DELETE /users/{id} with If-Match: * on a missing user -> 404, not 412", async (t) => {
+  const url = await fresh(t);
+  const patched = await call(`${url}/users/9`, {
+    method: "PATCH",
+    body: JSON.stringify({ name: "Ada" }),
+    headers: { "content-type": "application/merge-patch+json", "if-match": "*" },
+  });
+  assert.equal(patched.status, 404);
+  assert.deepEqual(patched.body, { message: "User not found", code: "USER_NOT_FOUND" });
+  const deleted = await call(`${url}/users/9`, { method: "DELETE", headers: { "if-match": "*" } });
+  assert.equal(deleted.status, 404);
+  assert.deepEqual(deleted.body, { message: "User not found", code: "USER_NOT_FOUND" });
+});
+
 test("PUT and DELETE /users/{id} with If-None-Match of the current ETag or * -> 412 and nothing changed", async (t) => {
   const url = await fresh(t);
   const etag = etagOf(await call(`${url}/users/1`));
