@@ -4,7 +4,7 @@ import { ClientGoneError, DEFAULT_BODY_LIMIT, readJson } from "./body.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
 import type { ApiRoute, Handler } from "./handler.ts";
-import { buildOpenApiDocument } from "./openapi.ts";
+import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.ts";
 import { parseId } from "./ids.ts";
 import { clip } from "./input.ts";
 import { lingerOnClose } from "./linger.ts";
@@ -15,7 +15,8 @@ import { openApiRoutes } from "./resources/openapi.ts";
 import { createDataSet, type DataSet } from "./dataset.ts";
 import { refuseUnknownOptions } from "./options.ts";
 import { createRouter, pathOf, type Route } from "./router.ts";
-import type { Seed } from "./seed.ts";
+import type { Awaitable } from "./store.ts";
+import { COLLECTIONS, type Seed } from "./seed.ts";
 
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = {
@@ -46,27 +47,27 @@ const APP_OPTIONS: Record<keyof AppOptions, true> = {
   clock: true,
 };
 
-/** The whole API's route table, over a fresh data set of its own. */
+/** The whole API's route table, over a data set: a fresh one in memory by default. */
 export function apiRoutes(isDraining: () => boolean = never, data: DataSet = createDataSet()): ApiRoute[] {
-  const { users, posts, comments, replies } = data.resources;
+  const { resources, store } = data;
   return [
-    ...healthRoutes(isDraining),
+    ...healthRoutes(isDraining, store.ready),
     ...openApiRoutes(openApiText),
-    ...resourceRoutes(users),
-    ...resourceRoutes(posts),
-    ...resourceRoutes(comments),
-    ...resourceRoutes(replies),
+    ...COLLECTIONS.flatMap((name) => resourceRoutes(resources[name], store.collection(name))),
   ];
+}
+
+/** The OpenAPI document the server serves: built from the route table over fresh data (two seeded users, nothing else). */
+export function openApiDocument(): OpenApiDocument {
+  const data = createDataSet();
+  return buildOpenApiDocument(apiRoutes(never, data), data.store.nextId);
 }
 
 let documentText: string | undefined;
 
-/**
- * The OpenAPI document as JSON text, built on first use from a route table over
- * fresh data, then kept: every instance serves the same document, serialised once.
- */
+/** The OpenAPI document as JSON text, built on first use, then kept: every instance serves the same document, serialised once. */
 function openApiText(): string {
-  documentText ??= JSON.stringify(buildOpenApiDocument(apiRoutes()));
+  documentText ??= JSON.stringify(openApiDocument());
   return documentText;
 }
 
@@ -78,11 +79,14 @@ export function createApp(options: AppOptions = {}): RequestListener {
   return createApi(options).listener;
 }
 
-/** The API as a request listener together with its data set, whose reset and snapshot startServer offers. */
-export function createApi(options: AppOptions = {}): { listener: RequestListener; data: DataSet } {
+/**
+ * The API as a request listener together with its data set, whose store startServer
+ * offers (reset, snapshot) and closes; `data` is a fresh memory data set by default.
+ */
+export function createApi(options: AppOptions = {}, data?: DataSet): { listener: RequestListener; data: DataSet } {
   refuseUnknownOptions(options, APP_OPTIONS, "createApp");
   const { seed, clock, ...listenerOptions } = options;
-  const data = createDataSet({ seed, clock });
+  data ??= createDataSet({ seed, clock });
   const routes = apiRoutes(options.isDraining ?? never, data);
   // Liveness and readiness keep answering during shutdown; everything else gets 503.
   const servedWhileDraining = new Set(routes.filter((route) => route.servedWhileDraining).map((route) => route.handler));
@@ -146,7 +150,16 @@ export function createListener(routes: readonly Route<Handler>[], options: Liste
     }
   }
 
-  /** Answers one request; returns a promise while its body is still being read. */
+  /** Sends a reply now, or once a store that answers later has answered. */
+  function deliver(request: IncomingMessage, response: ServerResponse, reply: Awaitable<Reply>): Promise<void> | void {
+    if (!(reply instanceof Promise)) return answer(request, response, reply);
+    return reply.then(
+      (value) => answer(request, response, value),
+      (error: unknown) => fail(request, response, error),
+    );
+  }
+
+  /** Answers one request; returns a promise while its body is still being read, or while the store has not answered. */
   function handle(request: IncomingMessage, response: ServerResponse): Promise<void> | void {
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
@@ -189,10 +202,10 @@ export function createListener(routes: readonly Route<Handler>[], options: Liste
       const headers = request.headers;
       if (method === "POST" || method === "PUT" || method === "PATCH") {
         return readJson(request, method === "PATCH" ? readPatchOptions : readOptions)
-          .then((body) => answer(request, response, handler({ params, query, body, headers })))
+          .then((body) => deliver(request, response, handler({ params, query, body, headers })))
           .catch((error: unknown) => fail(request, response, error));
       }
-      answer(request, response, handler({ params, query, body: NO_BODY, headers }));
+      return deliver(request, response, handler({ params, query, body: NO_BODY, headers }));
     } catch (error) {
       fail(request, response, error);
     }

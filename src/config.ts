@@ -4,6 +4,8 @@ import { parseArgs } from "node:util";
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
 import { type CorsOrigins, normaliseOrigin } from "./cors.ts";
 import { parseWholeNumber } from "./input.ts";
+import { DEFAULT_COMPACT_BYTES } from "./journal/journal.ts";
+import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
 export type Config = {
@@ -18,6 +20,12 @@ export type Config = {
   corsOrigins: CorsOrigins;
   /** A JSON file of starting records (the `seed` option's shape), if one is named. */
   seedFile: string | undefined;
+  /** The directory the data is kept in across restarts; memory only when unset. */
+  dataDir: string | undefined;
+  /** When a journal write is synced (with `dataDir`). */
+  fsync: FsyncPolicy;
+  /** The journal length that starts a compaction (with `dataDir`). */
+  compactBytes: number;
 };
 
 /** A flag or environment variable with a value the server cannot use; the message says what to set. */
@@ -46,6 +54,8 @@ export type Setting = {
   meaning: string;
   /** Reads the text of the variable or flag named `source`; undefined text means unset. */
   read: (text: string | undefined, source: string) => Config[keyof Config];
+  /** What `--help` calls the flag's value: `value` unless said. */
+  placeholder?: string;
 };
 
 // A time-out is at least 1 ms (0 would switch it off, which contract 7 forbids) and at most an hour.
@@ -128,6 +138,34 @@ export const SETTINGS: readonly Setting[] = [
     shown: "",
     meaning: "A JSON file of the records to start with instead of the two seeded users (see the seed file's shape).",
     read: (text) => text,
+    placeholder: "file",
+  },
+  {
+    key: "dataDir",
+    variable: "DATA_DIR",
+    flag: "--data-dir",
+    shown: "",
+    meaning:
+      "A directory to keep the data in across restarts and crashes, created if missing: every write is journaled there and synced before it is answered. Unset, the data lives in memory only. With a seed, only a new directory starts from it.",
+    read: (text) => text,
+    placeholder: "dir",
+  },
+  {
+    key: "fsync",
+    variable: "FSYNC",
+    flag: "--fsync",
+    shown: "always",
+    meaning:
+      "With `DATA_DIR`: `always` syncs each write before its answer; `interval` answers once the write reaches the operating system and syncs at most once a second, so a power loss can lose the last second of writes (a crash of the process loses none).",
+    read: readFsync,
+  },
+  {
+    key: "compactBytes",
+    variable: "COMPACT_BYTES",
+    flag: "--compact-bytes",
+    shown: String(DEFAULT_COMPACT_BYTES),
+    meaning: "With `DATA_DIR`: the journal's length in bytes (64 MiB by default) past which it is compacted into a snapshot, while requests go on.",
+    read: wholeNumber(DEFAULT_COMPACT_BYTES, { min: 1, max: Number.MAX_SAFE_INTEGER }),
   },
 ];
 
@@ -181,14 +219,21 @@ function describeArgsError(error: NodeJS.ErrnoException): string {
 export function readConfig(env: Record<string, string | undefined>, flags: Flags = {}): Config {
   const config: Record<string, unknown> = {};
   const sources: Record<string, string> = {};
+  const given = new Set<keyof Config>();
   for (const setting of SETTINGS) {
     const fromFlag = flags[setting.key];
     const [text, source] = fromFlag !== undefined ? [fromFlag, setting.flag] : [env[setting.variable], setting.variable];
     const trimmed = text?.trim();
     config[setting.key] = setting.read(trimmed === "" ? undefined : trimmed, source);
+    if (trimmed !== undefined && trimmed !== "") given.add(setting.key);
     sources[setting.key] = source;
   }
   const read = config as Config;
+  for (const key of ["fsync", "compactBytes"] as const) {
+    if (given.has(key) && read.dataDir === undefined) {
+      throw new ConfigError(`${sources[key]} applies to a data directory only; set DATA_DIR (or --data-dir) too, or leave ${sources[key]} unset`);
+    }
+  }
   // The headers are part of the request, so their deadline cannot be the later one.
   if (read.headersTimeout > read.requestTimeout) {
     throw new ConfigError(
@@ -202,7 +247,7 @@ export function readConfig(env: Record<string, string | undefined>, flags: Flags
 export function helpText(command: string): string {
   const width = Math.max(...SETTINGS.map((setting) => setting.flag.length)) + 8;
   const lines = SETTINGS.map((setting) => {
-    const name = `${setting.flag} <${setting.key === "seedFile" ? "file" : "value"}>`.padEnd(width);
+    const name = `${setting.flag} <${setting.placeholder ?? "value"}>`.padEnd(width);
     const source = setting.shown === "" ? setting.variable : `${setting.variable}, default ${setting.shown}`;
     return `  ${name} ${setting.meaning.replaceAll("`", "")} (${source})`;
   });
@@ -263,6 +308,13 @@ function readCorsOrigins(text: string | undefined, source: string): CorsOrigins 
     }
   }
   return origins;
+}
+
+function readFsync(text: string | undefined, source: string): FsyncPolicy {
+  if (text === undefined) return "always";
+  const policy = FSYNC_POLICIES.find((name) => name === text.toLowerCase());
+  if (policy === undefined) throw new ConfigError(`${source} must be ${FSYNC_POLICIES.join(" or ")}, not "${text.slice(0, 40)}"`);
+  return policy;
 }
 
 function readHost(text: string | undefined, source: string): string {

@@ -1,9 +1,10 @@
-// The data of one instance: its four resources, its starting records, and reset and snapshot.
-import { newEpoch } from "./conditions.ts";
+// The data of one instance: its four resources, its starting records, and the store that holds them.
+import { createMemoryStore, type MemoryStore } from "./memory/store.ts";
 import type { Resource } from "./resource.ts";
 import { definePostFamily } from "./resources/posts.ts";
 import { defineUsers, SEED_USERS } from "./resources/users.ts";
-import { checkSeed, COLLECTIONS, type Seed, type SeedRecords, type Snapshot } from "./seed.ts";
+import { checkSeed, type COLLECTIONS, type Seed, type SeedRecords } from "./seed.ts";
+import type { Store } from "./store.ts";
 
 /** Options of createDataSet. */
 export type DataSetOptions = {
@@ -13,56 +14,28 @@ export type DataSetOptions = {
   clock?: () => Date;
 };
 
-/** One instance's resources over fresh stores, and the two operations a test needs on them. */
-export type DataSet = {
-  resources: Record<(typeof COLLECTIONS)[number], Resource>;
-  /** Puts every collection back to the starting records; id sequences start again from them. */
-  reset: () => Promise<void>;
-  /** A deep copy of every record held, by collection, in creation order. */
-  snapshot: () => Promise<Snapshot>;
-};
+/** The four resources of an instance, as described to the routes and the stores. */
+export type Resources = Record<(typeof COLLECTIONS)[number], Resource>;
 
-/**
- * Creates the resources of one instance, loaded with the seed (checked first: a
- * SeedError names every problem) or with the two seeded users.
- */
-export function createDataSet(options: DataSetOptions = {}): DataSet {
+/** One instance's resources and the store behind them. */
+export type DataSet = { resources: Resources; store: Store };
+
+/** The resources, and the starting records (the seed, checked first: a SeedError names every problem, or the two seeded users). */
+export function defineData(options: DataSetOptions = {}): { resources: Resources; starting: SeedRecords } {
   const { clock } = options;
   if (clock !== undefined && typeof clock !== "function") throw new TypeError("clock must be a function that returns a Date");
-  // One epoch for the data set, in every ETag its records and lists get (see Collection):
-  // this memory store counts versions from 0 in every new process. A store that keeps
-  // versions across restarts would keep its epoch beside them.
-  const epoch = newEpoch();
-  const users = defineUsers({ epoch });
-  const { posts, comments, replies } = definePostFamily({ clock, epoch });
+  const users = defineUsers();
+  const { posts, comments, replies } = definePostFamily({ clock });
   const resources = { users, posts, comments, replies };
   const starting: SeedRecords =
     options.seed === undefined
       ? { users: SEED_USERS.map((user) => ({ ...user })), posts: [], comments: [], replies: [] }
       : checkSeed(options.seed, resources);
-  load(resources, starting);
-  return {
-    resources,
-    reset: async () => load(resources, starting),
-    snapshot: async () => {
-      const copy = {} as Record<string, unknown>;
-      for (const name of COLLECTIONS) copy[name] = structuredClone(resources[name].records.page(0, Infinity));
-      return copy as Snapshot;
-    },
-  };
+  return { resources, starting };
 }
 
-/** Empties every collection and index, then holds copies of the records, parents first. */
-function load(resources: DataSet["resources"], records: SeedRecords): void {
-  for (const name of COLLECTIONS) {
-    const resource = resources[name];
-    resource.records.clear();
-    resource.parent?.index.clear();
-    for (const record of records[name]) {
-      // Copies, so that nothing a test does to what it is answered can reach the starting records.
-      const copy = structuredClone(record);
-      resource.records.insert(copy);
-      if (resource.parent) resource.parent.index.add(copy[resource.parent.key] as number, copy.id);
-    }
-  }
+/** Creates the resources of one instance over a fresh memory store, loaded with the seed or the two seeded users. */
+export function createDataSet(options: DataSetOptions = {}): DataSet & { store: MemoryStore } {
+  const { resources, starting } = defineData(options);
+  return { resources, store: createMemoryStore(resources, { starting }) };
 }

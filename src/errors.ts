@@ -45,6 +45,10 @@ export const ERROR_CATALOGUE = {
   HEADERS_TOO_LARGE: { status: 431, when: "The request headers are larger than the server accepts." },
   INTERNAL_ERROR: { status: 500, when: "The server failed unexpectedly; the error is logged." },
   SHUTTING_DOWN: { status: 503, when: "The server is shutting down; retry on a new connection." },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    when: "The data store cannot keep writes: a journal write or sync failed (`DATA_DIR`); nothing is answered from data that might not be kept.",
+  },
 } as const satisfies Record<string, { status: number; when: string }>;
 
 /** One of the catalogued error codes. */

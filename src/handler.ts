@@ -6,6 +6,7 @@ import type { Schema } from "./openapi-components.ts";
 import type { Resource } from "./resource.ts";
 import type { Reply } from "./respond.ts";
 import type { Route } from "./router.ts";
+import type { Awaitable } from "./store.ts";
 
 /** What a handler sees of a request: ids from the path, the query, the checked JSON body, and the headers. */
 export type HandlerRequest = {
@@ -18,8 +19,8 @@ export type HandlerRequest = {
   headers: IncomingHttpHeaders;
 };
 
-/** Turns a request into a reply, or throws an HttpError. */
-export type Handler = (request: HandlerRequest) => Reply;
+/** Turns a request into a reply, or throws an HttpError; a reply may come later when the store answers later. */
+export type Handler = (request: HandlerRequest) => Awaitable<Reply>;
 
 /** The six operations every resource has; the OpenAPI document derives each from the resource. */
 export type ResourceOperation = "list" | "create" | "read" | "replace" | "patch" | "delete";

@@ -2,6 +2,8 @@
 // The entry point and the `rest-reference-server` command: the only code that reads process.env
 // and the arguments, starts listening and handles signals.
 import { type Config, ConfigError, helpText, readConfig, readFlags, readSeedFile } from "./config.ts";
+import { JournalDamageError } from "./journal/damage.ts";
+import { LockedError } from "./journal/lock.ts";
 import { type Seed, SeedError } from "./seed.ts";
 import { type RunningServer, startServer } from "./server.ts";
 import { VERSION } from "./version.ts";
@@ -36,13 +38,28 @@ function readOrExit<T>(read: () => T): T {
 }
 
 async function listenOrExit(config: Config, seed: unknown): Promise<RunningServer> {
-  const { seedFile, ...options } = config;
+  const { seedFile, fsync, compactBytes, ...options } = config;
+  // The journal's settings go with a data directory only (readConfig refuses them without one).
+  const journal = config.dataDir === undefined ? {} : { fsync, compactBytes };
   try {
     // startServer checks what the records hold, and says what is wrong with each.
-    return await startServer({ ...options, seed: seed as Seed | undefined });
+    return await startServer({
+      ...options,
+      ...journal,
+      seed: seed as Seed | undefined,
+      // A write that cannot be kept leaves memory ahead of the disk: a supervisor's restart
+      // replays the journal and serves only what was kept.
+      onStoreFailure: (error) => exitWith(`A write could not be kept in ${config.dataDir} (${error.message}); stopping`),
+    });
   } catch (error) {
     if (error instanceof SeedError) exitWith(`The seed file ${seedFile} is not valid: ${error.summary}; fix the file`);
-    exitWith(describeListenError(error as NodeJS.ErrnoException, config));
+    // Both say in one line what is wrong and what to do.
+    if (error instanceof JournalDamageError || error instanceof LockedError) exitWith(error.message);
+    const failure = error as NodeJS.ErrnoException;
+    if (failure.syscall !== undefined && failure.syscall !== "listen" && config.dataDir !== undefined) {
+      exitWith(`Cannot use the data directory ${config.dataDir} (${failure.code ?? failure.message}); check DATA_DIR and its permissions`);
+    }
+    exitWith(describeListenError(failure, config));
   }
 }
 

@@ -26,6 +26,7 @@ import {
   withoutBody,
 } from "./openapi-components.ts";
 import { type Resource, serverMembers } from "./resource.ts";
+import type { CollectionName } from "./seed.ts";
 import { VERSION } from "./version.ts";
 
 /** One documented operation. `responses` is keyed by status, plus `default` for answers any request can get. */
@@ -91,9 +92,9 @@ and deleted after everything that needs it.`;
  * operations, parameters, bodies, statuses and error codes all come from the
  * routes and their resources; the examples are built to work, in the order the
  * document lists them, on the data `routes` holds (a fresh server's, for the
- * document the server serves).
+ * document the server serves), whose next ids `nextId` gives.
  */
-export function buildOpenApiDocument(routes: readonly ApiRoute[]): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly ApiRoute[], nextId: (name: CollectionName) => number): OpenApiDocument {
   const byPath = new Map<string, ApiRoute[]>();
   for (const route of routes) {
     const path = openApiPath(route.pattern);
@@ -115,7 +116,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): OpenApiDocume
     const pathRoutes = byPath.get(path)!;
     const item: PathItemDoc = {};
     const owner = idOwner(pathRoutes[0]!);
-    if (owner !== undefined) item.parameters = [idParameter(owner)];
+    if (owner !== undefined) item.parameters = [idParameter(owner, nextId(owner.name))];
     const tag = tagOf(pathRoutes[0]!.operation);
     tags.set(tag.name, tag.description);
     for (const method of DOCUMENTED_METHODS) {
@@ -214,7 +215,7 @@ function tagOf(operation: RouteOperation): { name: string; description: string }
  * The example id of a resource's records: the id its create example gets when sent
  * to the data the routes hold (the next id), so that every later operation finds it.
  */
-function idParameter(resource: Resource): Schema {
+function idParameter(resource: Resource, example: number): Schema {
   return {
     name: "id",
     in: "path",
@@ -223,7 +224,7 @@ function idParameter(resource: Resource): Schema {
       `The ${noun(resource)}'s id: digits only, read in base 10 (\`01\` is 1); anything else is a 400 INVALID_ID. ` +
       "Records count from 1, so 0 finds none (404).",
     schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-    example: resource.records.nextId(),
+    example,
   };
 }
 

@@ -4,10 +4,11 @@ import type { JsonObject } from "./body.ts";
 import { evaluatePreconditions } from "./conditions.ts";
 import { type ErrorCode, type FieldError, HttpError } from "./errors.ts";
 import type { ApiRoute } from "./handler.ts";
-import { isPlain, listReply, readList, selectPage } from "./lists.ts";
+import { type LinkOptions, listReply, readList } from "./lists.ts";
 import { applyMergePatch } from "./merge-patch.ts";
 import type { Reply } from "./respond.ts";
-import { ChildIndex, type Collection, type StoredRecord, takePage } from "./store.ts";
+import type { CollectionName } from "./seed.ts";
+import { andThen, type Awaitable, type CollectionStore, type Current, type IdPolicy, type ListView, type StoredRecord, type Written } from "./store.ts";
 import { checkFields, type FieldSpec, positiveSafeInteger } from "./validate.ts";
 
 /** How a resource hangs under another: `comments` of a post keep its id in `postId`. */
@@ -17,17 +18,22 @@ export type ParentLink = {
   key: string;
   /** The path segment of the child list under a parent, e.g. `comments`. */
   segment: string;
-  index: ChildIndex;
 };
 
-/** Everything that makes one resource differ from another; the behaviour is shared. */
+/**
+ * Everything that makes one resource differ from another; the behaviour is shared, and
+ * the records live in a store (see store.ts), which this description does not know.
+ */
 export type Resource = {
+  /** The collection its records are kept in and a seed names them by: `users`. */
+  name: CollectionName;
   /** The singular name, capitalised, as messages use it: `User`. */
   label: string;
   /** Where its records live: `/users`; one record is `/users/{id}`. */
   path: string;
   notFound: ErrorCode;
-  records: Collection;
+  /** How a new record's id is picked when the client chooses none. */
+  ids: IdPolicy;
   fields: Record<string, FieldSpec>;
   /** Whether a create may choose the id (seed spec part 2, rule 2: users only). */
   clientIds: boolean;
@@ -42,20 +48,15 @@ export type Resource = {
 
 /** What defineResource needs; a parent, if named, is linked both ways. */
 export type ResourceOptions = Omit<Resource, "parent" | "children" | "clock"> & {
-  parent?: { resource: Resource; key: string; segment: string };
+  parent?: ParentLink;
   /** The current time by default. */
   clock?: () => Date;
 };
 
-/** Creates a resource and, if it has a parent, the index from each parent to its children. */
+/** Creates a resource, linked to its parent if it has one. */
 export function defineResource(options: ResourceOptions): Resource {
   const { parent, clock = now, ...rest } = options;
-  const resource: Resource = {
-    ...rest,
-    clock,
-    parent: parent && { ...parent, index: new ChildIndex() },
-    children: [],
-  };
+  const resource: Resource = { ...rest, clock, parent, children: [] };
   parent?.resource.children.push(resource);
   return resource;
 }
@@ -72,11 +73,15 @@ export function serverMembers(resource: Resource): string[] {
   return members;
 }
 
-/** The record with this id, or a 404 naming the resource. */
-export function findRecord(resource: Resource, id: number): StoredRecord {
-  const record = resource.records.get(id);
-  if (record === undefined) throw new HttpError(resource.notFound, `${resource.label} not found`);
-  return record;
+/** The 404 of a record that is not held. */
+function notFound(resource: Resource): HttpError {
+  return new HttpError(resource.notFound, `${resource.label} not found`);
+}
+
+/** The record a replace, patch or delete found, or a 404 naming the resource. */
+function found(resource: Resource, current: Current): NonNullable<Current> {
+  if (current === undefined) throw notFound(resource);
+  return current;
 }
 
 /** Options of the writes: the request headers, whose If-Match and If-None-Match are evaluated. */
@@ -86,21 +91,14 @@ export type WriteOptions = { headers?: IncomingHttpHeaders };
 const READ = { read: true };
 const WRITE = { read: false };
 
-/** The ETag of a held record's current version. */
-function recordTag(resource: Resource, id: number): string {
-  return resource.records.entityTag(id)!;
-}
-
 /**
- * Evaluates a write's preconditions against the current ETag of the record with
- * `id`, or of the resource's list when `id` is undefined (a create), and throws
- * 412 PRECONDITION_FAILED, changing nothing, when they fail.
+ * Evaluates a write's preconditions against an ETag (the record's, or the list's for a
+ * create) and throws 412 PRECONDITION_FAILED, changing nothing, when they fail.
  */
-function checkWrite(headers: IncomingHttpHeaders | undefined, resource: Resource, id?: number): void {
+function checkWrite(headers: IncomingHttpHeaders | undefined, tag: () => string, subject: string): void {
   // Most writes send no precondition, and then no ETag is looked up.
   if (headers === undefined || (headers["if-match"] === undefined && headers["if-none-match"] === undefined)) return;
-  const etag = id === undefined ? resource.records.listEntityTag() : recordTag(resource, id);
-  const subject = id === undefined ? listName(resource) : resource.label.toLowerCase();
+  const etag = tag();
   const outcome = evaluatePreconditions(headers, etag, WRITE);
   if (outcome === "proceed") return;
   const message =
@@ -120,31 +118,40 @@ function listName(resource: Resource): string {
  * preconditions against the list's ETag (412), the body is valid (400), the id is
  * free (409); nothing is stored unless all pass.
  */
-export function createRecord(resource: Resource, body: JsonObject, parentId?: number, options: WriteOptions = {}): StoredRecord {
+export function createRecord(
+  resource: Resource,
+  store: CollectionStore,
+  body: JsonObject,
+  parentId?: number,
+  options: WriteOptions = {},
+): Awaitable<Written> {
   const parent = resource.parent;
-  if (parent !== undefined) {
-    // A child without a parent would be stored where no list or cascade can reach it.
-    if (parentId === undefined) throw new TypeError(`A ${resource.label.toLowerCase()} needs the id of its parent`);
-    findRecord(parent.resource, parentId);
-  }
-  // A create changes the list it is sent to, so its preconditions are the list's.
-  checkWrite(options.headers, resource);
+  // A child without a parent would be stored where no list or cascade can reach it.
+  if (parent !== undefined && parentId === undefined) throw new TypeError(`A ${resource.label.toLowerCase()} needs the id of its parent`);
   const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: false })];
-  if (resource.clientIds && Object.hasOwn(body, "id")) {
+  // Seed spec part 2, rules 1 and 2: the assigned id, replaced by the body's id if it has one.
+  const chosen = resource.clientIds && Object.hasOwn(body, "id");
+  if (chosen) {
     const message = positiveSafeInteger(body.id);
     if (message !== undefined) errors.unshift({ path: "id", message });
   }
-  if (errors.length > 0) throw invalid(resource, errors);
-
-  // Seed spec part 2, rules 1 and 2: the assigned id, replaced by the body's id if it has one.
-  const chosen = resource.clientIds && Object.hasOwn(body, "id");
-  const id = chosen ? (body.id as number) : resource.records.nextId();
-  if (resource.records.has(id)) throw idConflict(resource, id, chosen);
-  const record: StoredRecord = parent ? { id, [parent.key]: parentId, ...body } : { id, ...body };
-  if (resource.timestamps) record.createdAt = resource.clock().toISOString();
-  resource.records.insert(record);
-  parent?.index.add(parentId!, id);
-  return record;
+  const { headers } = options;
+  return store.create({
+    parentId,
+    // Only a valid id reaches the store; an invalid one is a 400 below.
+    chosenId: chosen && errors.length === 0 ? (body.id as number) : undefined,
+    decide: (context) => {
+      if (!context.parentFound) throw notFound(parent!.resource);
+      // A create changes the list it is sent to, so its preconditions are the list's.
+      checkWrite(headers, context.listTag, listName(resource));
+      if (errors.length > 0) throw invalid(resource, errors);
+      const { id } = context;
+      if (context.taken) throw idConflict(resource, id, chosen);
+      const record: StoredRecord = parent ? { id, [parent.key]: parentId, ...body } : { id, ...body };
+      if (resource.timestamps) record.createdAt = resource.clock().toISOString();
+      return record;
+    },
+  });
 }
 
 /**
@@ -152,17 +159,23 @@ export function createRecord(resource: Resource, body: JsonObject, parentId?: nu
  * replace, members not sent are kept). `{}` changes nothing. Preconditions (412)
  * come after the record's existence (404) and before validation (400).
  */
-export function updateRecord(resource: Resource, id: number, body: JsonObject, options: WriteOptions = {}): StoredRecord {
-  const stored = findRecord(resource, id);
-  checkWrite(options.headers, resource, id);
-  const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: true })];
-  if (resource.clientIds && Object.hasOwn(body, "id") && body.id !== id) {
-    errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
-  }
-  if (errors.length > 0) throw invalid(resource, errors);
-  const record: StoredRecord = { ...stored, ...body, id };
-  resource.records.replace(record);
-  return record;
+export function updateRecord(
+  resource: Resource,
+  store: CollectionStore,
+  id: number,
+  body: JsonObject,
+  options: WriteOptions = {},
+): Awaitable<Written> {
+  return store.replace(id, (current) => {
+    const { record: stored, tag } = found(resource, current);
+    checkWrite(options.headers, tag, resource.label.toLowerCase());
+    const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: true })];
+    if (resource.clientIds && Object.hasOwn(body, "id") && body.id !== id) {
+      errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
+    }
+    if (errors.length > 0) throw invalid(resource, errors);
+    return { ...stored, ...body, id };
+  });
 }
 
 /**
@@ -171,65 +184,54 @@ export function updateRecord(resource: Resource, id: number, body: JsonObject, o
  * members cannot be sent (not even as null), and a user's `id`, if sent, must be the
  * path's. Every wrong member is reported at once; the stored record is never modified.
  */
-export function patchRecord(resource: Resource, id: number, patch: JsonObject, options: WriteOptions = {}): StoredRecord {
-  const stored = findRecord(resource, id);
-  checkWrite(options.headers, resource, id);
-  const errors = checkServerMembers(resource, patch);
-  if (resource.clientIds && Object.hasOwn(patch, "id") && patch.id !== id) {
-    errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
-  }
-  const merged = applyMergePatch(stored, patch) as JsonObject;
-  // The whole result is checked, so removing a required member reports it as required;
-  // the members the patch left alone were valid already.
-  for (const error of checkFields(merged, resource.fields, { partial: false })) errors.push(error);
-  if (errors.length > 0) throw invalid(resource, errors);
-  const record: StoredRecord = { ...merged, id };
-  resource.records.replace(record);
-  return record;
+export function patchRecord(
+  resource: Resource,
+  store: CollectionStore,
+  id: number,
+  patch: JsonObject,
+  options: WriteOptions = {},
+): Awaitable<Written> {
+  return store.replace(id, (current) => {
+    const { record: stored, tag } = found(resource, current);
+    checkWrite(options.headers, tag, resource.label.toLowerCase());
+    const errors = checkServerMembers(resource, patch);
+    if (resource.clientIds && Object.hasOwn(patch, "id") && patch.id !== id) {
+      errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
+    }
+    const merged = applyMergePatch(stored, patch) as JsonObject;
+    // The whole result is checked, so removing a required member reports it as required;
+    // the members the patch left alone were valid already.
+    for (const error of checkFields(merged, resource.fields, { partial: false })) errors.push(error);
+    if (errors.length > 0) throw invalid(resource, errors);
+    return { ...merged, id };
+  });
 }
 
-/** Deletes a record and everything under it; costs time in proportion to what it removes. */
-export function deleteRecord(resource: Resource, id: number, options: WriteOptions = {}): void {
-  const record = findRecord(resource, id);
-  checkWrite(options.headers, resource, id);
-  if (resource.parent) resource.parent.index.remove(record[resource.parent.key] as number, id);
-  deleteTree(resource, id);
+/** Deletes a record and everything under it (the store cascades, in the same step). */
+export function deleteRecord(resource: Resource, store: CollectionStore, id: number, options: WriteOptions = {}): Awaitable<void> {
+  return store.remove(id, (current) => {
+    const { tag } = found(resource, current);
+    checkWrite(options.headers, tag, resource.label.toLowerCase());
+  });
 }
 
-function deleteTree(resource: Resource, id: number): void {
-  resource.records.delete(id);
-  for (const child of resource.children) {
-    for (const childId of child.parent!.index.drop(id)) deleteTree(child, childId);
-  }
-}
-
-/** One page of a resource's records: all of them, or, for a child resource, those of one parent. */
-export function listRecords(resource: Resource, query: URLSearchParams, parentId?: number): Reply {
+/**
+ * One page of a resource's records: all of them, or, for a child resource, those of one
+ * parent (a 404 if that parent is not held). The query is checked (400) before the store is asked.
+ */
+export function listRecords(resource: Resource, store: CollectionStore, query: URLSearchParams, parentId?: number): Awaitable<Listed> {
   const list = readList(query);
-  const { offset, limit } = list;
-  const { records } = resource;
-  if (resource.parent === undefined) {
-    const links = { path: resource.path, list };
-    if (isPlain(list)) return listReply(records.page(offset, limit), records.size, links);
-    const { items, total } = selectPage(records.page(0, Infinity), list);
-    return listReply(items, total, links);
-  }
-  if (parentId === undefined) throw new TypeError(`Listing ${resource.label.toLowerCase()}s needs the id of their parent`);
-  findRecord(resource.parent.resource, parentId);
-  const { index } = resource.parent;
-  const links = { path: `${resource.parent.resource.path}/${parentId}/${resource.parent.segment}`, list };
-  if (isPlain(list)) {
-    const ids = takePage(index.ids(parentId), offset, limit);
-    return listReply(
-      ids.map((childId) => records.get(childId)!),
-      index.count(parentId),
-      links,
-    );
-  }
-  // Only this parent's children are read, so the cost follows their number (contract 5).
-  const { items, total } = selectPage(Array.from(index.ids(parentId), (childId) => records.get(childId)!), list);
-  return listReply(items, total, links);
+  const parent = resource.parent;
+  if (parent !== undefined && parentId === undefined) throw new TypeError(`Listing ${resource.label.toLowerCase()}s needs the id of their parent`);
+  const path = parent ? `${parent.resource.path}/${parentId}/${parent.segment}` : resource.path;
+  return andThen(store.list(list, parentId), (view) => {
+    if (view === undefined) throw notFound(parent!.resource);
+    return { view, links: { path, list } };
+  });
 }
+
+/** A list as the store gave it, and what its Link header is made from. */
+export type Listed = { view: ListView; links: LinkOptions };
 
 /**
  * The 409 of a create. Where the server chose the id, the client sent none, so
@@ -263,75 +265,72 @@ function invalid(resource: Resource, errors: FieldError[]): HttpError {
  * and GET, PUT, PATCH and DELETE of one record. Every record and list answer has a
  * strong ETag; GET and HEAD answer 304 when If-None-Match matches it.
  */
-export function resourceRoutes(resource: Resource): ApiRoute[] {
+export function resourceRoutes(resource: Resource, store: CollectionStore): ApiRoute[] {
   const list = resource.parent ? `${resource.parent.resource.path}/:id/${resource.parent.segment}` : resource.path;
   const item = `${resource.path}/:id`;
   // A read of a missing record is common enough to answer without throwing: the same
-  // 404 findRecord would throw, built once. Throwing and catching an HttpError made
+  // 404 a write would throw, built once. Throwing and catching an HttpError made
   // `GET /users/999999` cost 8.1 µs of CPU instead of 6.2 (bench/in-memory.mjs).
-  const notFound = new HttpError(resource.notFound, `${resource.label} not found`).toReply();
+  const missing = notFound(resource).toReply();
   const noun = resource.label.toLowerCase();
-  const written = (status: number, record: StoredRecord, headers?: Record<string, string>): Reply => ({
-    status,
-    body: record,
-    etag: resource.records.versionTag(resource.records.version(record.id)!),
-    headers,
+  const subject = listName(resource);
+  const replied = (written: Written): Reply => ({ status: 200, body: written.record, etag: written.tag });
+  const created = (written: Written): Reply => ({
+    status: 201,
+    body: written.record,
+    etag: written.tag,
+    headers: { location: `${resource.path}/${written.record.id}` },
   });
+  const deleted = (): Reply => ({ status: 204 });
   return [
     {
       method: "GET",
       pattern: list,
       operation: { kind: "list", resource },
-      handler: ({ query, params, headers }) => {
-        const reply = listRecords(resource, query, params.id);
-        // Checked once the list exists and its query is valid (a 404 or 400 comes first).
-        const etag = resource.records.listEntityTag();
-        const notModified = checkRead(headers, etag, listName(resource));
-        if (notModified !== undefined) return notModified;
-        reply.etag = etag;
-        return reply;
-      },
+      handler: ({ query, params, headers }) =>
+        andThen(listRecords(resource, store, query, params.id), ({ view, links }) => {
+          // Checked once the list exists and its query is valid (a 404 or 400 comes first).
+          const notModified = checkRead(headers, view.tag, subject);
+          if (notModified !== undefined) return notModified;
+          const reply = listReply(view.items, view.total, links);
+          reply.etag = view.tag;
+          return reply;
+        }),
     },
     {
       method: "POST",
       pattern: list,
       operation: { kind: "create", resource },
-      handler: ({ params, body, headers }) => {
-        const record = createRecord(resource, body, params.id, { headers });
-        return written(201, record, { location: `${resource.path}/${record.id}` });
-      },
+      handler: ({ params, body, headers }) => andThen(createRecord(resource, store, body, params.id, { headers }), created),
     },
     {
       method: "GET",
       pattern: item,
       operation: { kind: "read", resource },
-      handler: ({ params, headers }) => {
+      handler: ({ params, headers }) =>
         // The ETag and the JSON text come from the store, made once per version.
-        const view = resource.records.readView(params.id!);
-        if (view === undefined) return notFound;
-        return checkRead(headers, view.tag, noun) ?? { status: 200, json: view.text, etag: view.tag };
-      },
+        andThen(store.read(params.id!), (view) => {
+          if (view === undefined) return missing;
+          return checkRead(headers, view.tag, noun) ?? { status: 200, json: view.text, etag: view.tag };
+        }),
     },
     {
       method: "PUT",
       pattern: item,
       operation: { kind: "replace", resource },
-      handler: ({ params, body, headers }) => written(200, updateRecord(resource, params.id!, body, { headers })),
+      handler: ({ params, body, headers }) => andThen(updateRecord(resource, store, params.id!, body, { headers }), replied),
     },
     {
       method: "PATCH",
       pattern: item,
       operation: { kind: "patch", resource },
-      handler: ({ params, body, headers }) => written(200, patchRecord(resource, params.id!, body, { headers })),
+      handler: ({ params, body, headers }) => andThen(patchRecord(resource, store, params.id!, body, { headers }), replied),
     },
     {
       method: "DELETE",
       pattern: item,
       operation: { kind: "delete", resource },
-      handler: ({ params, headers }) => {
-        deleteRecord(resource, params.id!, { headers });
-        return { status: 204 };
-      },
+      handler: ({ params, headers }) => andThen(deleteRecord(resource, store, params.id!, { headers }), deleted),
     },
   ];
 }

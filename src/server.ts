@@ -7,6 +7,9 @@ import { TIMEOUTS } from "./config.ts";
 import { type ErrorCode, HttpError } from "./errors.ts";
 import { clip } from "./input.ts";
 import { refuseUnknownOptions } from "./options.ts";
+import { createDataSet, type DataSet, defineData } from "./dataset.ts";
+import { openJournalStore } from "./journal/store.ts";
+import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
 import { rawErrorResponse, send } from "./respond.ts";
 import type { Snapshot } from "./seed.ts";
 
@@ -24,6 +27,22 @@ export type ServerOptions = Omit<AppOptions, "isDraining"> & {
   keepAliveTimeout?: number;
   /** Connections still busy this long after shutdown began are cut (8 s, inside a container's 10 s grace). */
   shutdownTimeout?: number;
+  /**
+   * A directory to keep the data in, across restarts and crashes (created if missing):
+   * every write is journaled there and made durable before it is answered. Memory only when absent.
+   */
+  dataDir?: string;
+  /** With `dataDir`: `always` (the default) syncs before each answer, `interval` at most once a second. */
+  fsync?: FsyncPolicy;
+  /** With `dataDir`: the journal length in bytes past which it is compacted into a snapshot (64 MiB). */
+  compactBytes?: number;
+  /** Where notices go, one line each (a torn journal tail dropped, a seed not loaded); stderr by default. */
+  logWarning?: (line: string) => void;
+  /**
+   * Told once when a write could not be kept (a journal write or sync failed). The server
+   * then answers 503 to requests for data and `/readyz`; the command line exits 1. Logged by default.
+   */
+  onStoreFailure?: (error: Error) => void;
 };
 
 // Every name ServerOptions has, so that a misspelt option is refused instead of ignored.
@@ -39,6 +58,11 @@ const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
   requestTimeout: true,
   keepAliveTimeout: true,
   shutdownTimeout: true,
+  dataDir: true,
+  fsync: true,
+  compactBytes: true,
+  logWarning: true,
+  onStoreFailure: true,
 };
 
 /** A listening instance: where it is, what it holds, and how to stop it. */
@@ -51,25 +75,31 @@ export type RunningServer = {
   reset: () => Promise<void>;
   /** A deep copy of every record the instance holds, by collection, in creation order. */
   snapshot: () => Promise<Snapshot>;
-  /** Stops accepting, lets in-flight requests finish, and resolves once every connection is gone. */
+  /** Stops accepting, lets in-flight requests finish, and resolves once every connection is gone and the data is kept. */
   close: () => Promise<void>;
 };
 
 /**
  * Starts an isolated instance with its own fresh data: the seed's records, or the
- * two seeded users. In a test: `const api = await startServer(); ... await api.close();`
- * A misspelt option is a TypeError, and a seed that breaks the API's rules a SeedError.
+ * two seeded users; or, with `dataDir`, the data kept there. In a test:
+ * `const api = await startServer(); ... await api.close();`
+ * A misspelt option is a TypeError, and a seed that breaks the API's rules a SeedError;
+ * a data directory in use is a LockedError, and a damaged one a JournalDamageError.
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
-  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, seed, clock, ...times } = options;
+  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, seed, clock, ...rest } = options;
+  const { dataDir, fsync, compactBytes, logWarning = warnOnStderr, onStoreFailure, ...times } = rest;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
   // Node refuses a headers time-out longer than the request time-out, and so would the contract.
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
   const keepAliveTimeout = times.keepAliveTimeout ?? TIMEOUTS.keepAliveTimeout;
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
   let draining = false;
-  const { listener: app, data } = createApi({ bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => draining });
+  const appOptions = { bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => draining };
+  const data = await openData({ seed, clock, dataDir, fsync, compactBytes, logWarning, onStoreFailure });
+  const { listener: app } = createApi(appOptions, data);
+  const { store } = data;
   const inFlight = new Map<Socket, Set<ServerResponse>>();
   const sockets = new Set<Socket>();
   const closeWhenAnswered = new WeakSet<Socket>();
@@ -148,7 +178,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     socket.end(rawErrorResponse("ROUTE_NOT_FOUND", message), () => socket.destroy());
   });
 
-  await listen(server, port, host);
+  try {
+    await listen(server, port, host);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
 
   let closing: Promise<void> | undefined;
@@ -166,16 +201,52 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     deadline.unref();
     await closed;
     clearTimeout(deadline);
+    // Every answer has gone, so no write is in flight: what remains is to keep the last ones and let go of the files.
+    await store.close();
   };
 
   return {
     url: `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`,
     port: address.port,
     server,
-    reset: data.reset,
-    snapshot: data.snapshot,
+    reset: store.reset,
+    snapshot: store.snapshot,
     close: () => (closing ??= shutdown()),
   };
+}
+
+type DataOptions = Pick<ServerOptions, "seed" | "clock" | "dataDir" | "fsync" | "compactBytes" | "onStoreFailure"> & {
+  logWarning: (line: string) => void;
+};
+
+/** The instance's data: in memory, or, with `dataDir`, in a journal store opened on it. */
+async function openData(options: DataOptions): Promise<DataSet> {
+  const { dataDir, fsync, compactBytes } = options;
+  if (dataDir === undefined) {
+    if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
+    return createDataSet(options);
+  }
+  if (typeof dataDir !== "string" || dataDir === "") throw new TypeError("dataDir must be the path of a directory");
+  if (fsync !== undefined && !FSYNC_POLICIES.includes(fsync)) throw new TypeError(`fsync must be ${FSYNC_POLICIES.join(" or ")}`);
+  if (compactBytes !== undefined && !(Number.isSafeInteger(compactBytes) && compactBytes > 0)) {
+    throw new TypeError("compactBytes must be a positive whole number of bytes");
+  }
+  const { resources, starting } = defineData(options);
+  const onFailure =
+    options.onStoreFailure ??
+    ((error: Error) => options.logWarning(`A write could not be kept in ${dataDir} (${error.message}); answering 503 from now on`));
+  const store = await openJournalStore(dataDir, resources, starting, {
+    fsync,
+    compactBytes,
+    seeded: options.seed !== undefined,
+    warn: options.logWarning,
+    onFailure,
+  });
+  return { resources, store };
+}
+
+function warnOnStderr(line: string): void {
+  console.error(line);
 }
 
 function describeClientError(code: string | undefined): [ErrorCode, string] {

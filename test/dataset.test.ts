@@ -3,17 +3,17 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createApp } from "../src/app.ts";
 import { createDataSet } from "../src/dataset.ts";
-import { createRecord, deleteRecord, updateRecord } from "../src/resource.ts";
 import { SEED_USERS } from "../src/resources/users.ts";
 import { SeedError } from "../src/seed.ts";
 import { startServer } from "../src/server.ts";
+import { memoryData } from "./support/data.ts";
 import { call } from "./support/http.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
 
 test("createDataSet without a seed holds the two seeded users and no posts", async () => {
   const data = createDataSet();
-  assert.deepEqual(await data.snapshot(), { users: SEED_USERS, posts: [], comments: [], replies: [] });
+  assert.deepEqual(await data.store.snapshot(), { users: SEED_USERS, posts: [], comments: [], replies: [] });
 });
 
 test("createDataSet with a seed holds exactly its records; ids continue by each collection's rule", async () => {
@@ -21,17 +21,16 @@ test("createDataSet with a seed holds exactly its records; ids continue by each 
     users: [{ id: 7, name: "Eve", email: "eve@example.com" }],
     posts: [{ id: 4, title: "T", body: "B", createdAt: AT }, { id: 2, title: "U", body: "C", createdAt: AT }],
   };
-  const data = createDataSet({ seed });
-  const { users, posts } = data.resources;
+  const h = memoryData({ seed });
   // Users: the number held + 1 (seed spec part 2, rule 1); posts: one past the highest seeded id.
-  assert.equal(createRecord(users, { name: "N", email: "n@example.com" }).id, 2);
-  assert.equal(createRecord(posts, { title: "V", body: "D" }).id, 5);
-  assert.deepEqual((await data.snapshot()).posts.map((post) => post.id), [4, 2, 5]);
+  assert.equal(h.create("users", { name: "N", email: "n@example.com" }).id, 2);
+  assert.equal(h.create("posts", { title: "V", body: "D" }).id, 5);
+  assert.deepEqual((await h.data.store.snapshot()).posts.map((post) => post.id), [4, 2, 5]);
 });
 
 test("the clock option gives createdAt", () => {
-  const data = createDataSet({ clock: () => new Date(AT) });
-  assert.equal(createRecord(data.resources.posts, { title: "T", body: "B" }).createdAt, AT);
+  const h = memoryData({ clock: () => new Date(AT) });
+  assert.equal(h.create("posts", { title: "T", body: "B" }).createdAt, AT);
 });
 
 test("createDataSet refuses a clock that is not a function", () => {
@@ -43,23 +42,22 @@ test("reset puts back the starting records and indexes, and sequences start agai
     posts: [{ id: 1, title: "T", body: "B", createdAt: AT }],
     comments: [{ id: 1, postId: 1, body: "C", createdAt: AT }],
   };
-  const data = createDataSet({ seed, clock: () => new Date(AT) });
-  const { posts, comments } = data.resources;
-  createRecord(comments, { body: "D" }, 1);
-  updateRecord(posts, 1, { title: "Changed" });
-  deleteRecord(posts, 1);
-  await data.reset();
-  assert.deepEqual(await data.snapshot(), { users: [], ...seed, replies: [] });
-  assert.deepEqual([...comments.parent!.index.ids(1)], [1]);
-  assert.equal(createRecord(comments, { body: "E" }, 1).id, 2);
+  const h = memoryData({ seed, clock: () => new Date(AT) });
+  h.create("comments", { body: "D" }, 1);
+  h.update("posts", 1, { title: "Changed" });
+  h.remove("posts", 1);
+  await h.data.store.reset();
+  assert.deepEqual(await h.data.store.snapshot(), { users: [], ...seed, replies: [] });
+  assert.deepEqual(h.list("comments", 1).items.map((comment) => comment.id), [1]);
+  assert.equal(h.create("comments", { body: "E" }, 1).id, 2);
 });
 
 test("snapshot is a deep copy: changing it changes nothing held", async () => {
   const data = createDataSet({ seed: { users: [{ id: 1, name: "A", email: "a@example.com", tags: ["x"] }] } });
-  const first = await data.snapshot();
+  const first = await data.store.snapshot();
   first.users[0]!.name = "Changed";
   (first.users[0]!.tags as string[]).push("y");
-  assert.deepEqual(await data.snapshot(), { users: [{ id: 1, name: "A", email: "a@example.com", tags: ["x"] }], posts: [], comments: [], replies: [] });
+  assert.deepEqual(await data.store.snapshot(), { users: [{ id: 1, name: "A", email: "a@example.com", tags: ["x"] }], posts: [], comments: [], replies: [] });
 });
 
 test("startServer with a seed serves it; reset and snapshot act on what the server holds", async (t) => {
@@ -79,7 +77,7 @@ test("startServer and createApp refuse a misspelt option instead of ignoring it"
   await assert.rejects(startServer({ sead: {} } as never), {
     name: "TypeError",
     message:
-      'startServer has no option "sead"; its options are port, host, bodyLimit, corsOrigins, logError, seed, clock, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout',
+      'startServer has no option "sead"; its options are port, host, bodyLimit, corsOrigins, logError, seed, clock, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout, dataDir, fsync, compactBytes, logWarning, onStoreFailure',
   });
   assert.throws(() => createApp({ port: 1 } as never), {
     name: "TypeError",

@@ -3,13 +3,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { apiRoutes } from "../src/app.ts";
+import { apiRoutes, openApiDocument } from "../src/app.ts";
 import { ERROR_CATALOGUE } from "../src/errors.ts";
 import type { Ref, ResponseDoc, Schema } from "../src/openapi-components.ts";
-import { buildOpenApiDocument, DOCUMENTED_METHODS as METHODS, openApiPath, type OperationDoc } from "../src/openapi.ts";
+import { DOCUMENTED_METHODS as METHODS, openApiPath, type OperationDoc } from "../src/openapi.ts";
 import { emailAddress, nonEmptyString, type Rule } from "../src/validate.ts";
 
-const OPENAPI_DOCUMENT = buildOpenApiDocument(apiRoutes());
+const OPENAPI_DOCUMENT = openApiDocument();
 
 /** Every documented operation as `METHOD /path/{id}`. */
 function documentedOperations(): string[] {

@@ -4,8 +4,11 @@ import type { ApiRoute } from "../handler.ts";
 
 const TAG = { name: "health", description: "Liveness and readiness probes" };
 
-/** `/healthz` answers while the process lives; `/readyz` turns 503 once shutdown has begun. */
-export function healthRoutes(isDraining: () => boolean): ApiRoute[] {
+/**
+ * `/healthz` answers while the process lives; `/readyz` turns 503 once shutdown has begun,
+ * or while the store cannot keep writes (`storeReady`).
+ */
+export function healthRoutes(isDraining: () => boolean, storeReady: () => boolean = always): ApiRoute[] {
   return [
     {
       method: "GET",
@@ -31,6 +34,7 @@ export function healthRoutes(isDraining: () => boolean): ApiRoute[] {
       pattern: "/readyz",
       handler: () => {
         if (isDraining()) throw new HttpError("SHUTTING_DOWN", "Server is shutting down; send no more requests here");
+        if (!storeReady()) throw new HttpError("STORE_UNAVAILABLE", "The data store cannot keep writes; send no requests here");
         return { status: 200, body: { status: "ready" } };
       },
       // It answers during shutdown itself, with the 503 that says so.
@@ -39,16 +43,20 @@ export function healthRoutes(isDraining: () => boolean): ApiRoute[] {
         kind: "custom",
         doc: {
           operationId: "getReadiness",
-          summary: "Readiness: 503 once shutdown has begun",
+          summary: "Readiness: 503 once shutdown has begun, or while the data store cannot keep writes",
           tag: TAG,
           answer: {
             description: "The server takes requests.",
             name: "Readiness",
             schema: { type: "object", required: ["status"], properties: { status: { const: "ready" } } },
           },
-          errors: ["SHUTTING_DOWN"],
+          errors: ["SHUTTING_DOWN", "STORE_UNAVAILABLE"],
         },
       },
     },
   ];
+}
+
+function always(): boolean {
+  return true;
 }

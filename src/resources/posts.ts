@@ -1,34 +1,34 @@
 // The posts, comments and replies resources: a post has comments, a comment has replies.
 import { defineResource, type Resource } from "../resource.ts";
-import { Collection } from "../store.ts";
 import { nonEmptyString } from "../validate.ts";
 
 /** The three resources of the family, linked so that deletes cascade down. */
 export type PostFamily = { posts: Resource; comments: Resource; replies: Resource };
 
 /**
- * A fresh, empty family; each collection numbers its own ids and never reuses one
- * (contract 5). `clock` gives `createdAt`; the current time by default. `epoch`
- * begins their ETags; a new one by default.
+ * The family; each collection numbers its own ids and never reuses one (contract 5).
+ * `clock` gives `createdAt`; the current time by default.
  */
-export function definePostFamily(options: { clock?: () => Date; epoch?: string } = {}): PostFamily {
-  const { clock, epoch } = options;
+export function definePostFamily(options: { clock?: () => Date } = {}): PostFamily {
+  const { clock } = options;
   const body = (example: string) => ({ required: true, rule: nonEmptyString, example });
   const posts = defineResource({
+    name: "posts",
     label: "Post",
     path: "/posts",
     notFound: "POST_NOT_FOUND",
-    records: new Collection("sequence", [], { epoch }),
+    ids: "sequence",
     fields: { title: { required: true, rule: nonEmptyString, example: "Hello" }, body: body("My first post.") },
     clientIds: false,
     timestamps: true,
     clock,
   });
   const comments = defineResource({
+    name: "comments",
     label: "Comment",
     path: "/comments",
     notFound: "COMMENT_NOT_FOUND",
-    records: new Collection("sequence", [], { epoch }),
+    ids: "sequence",
     fields: { body: body("Welcome!") },
     clientIds: false,
     timestamps: true,
@@ -36,10 +36,11 @@ export function definePostFamily(options: { clock?: () => Date; epoch?: string }
     parent: { resource: posts, key: "postId", segment: "comments" },
   });
   const replies = defineResource({
+    name: "replies",
     label: "Reply",
     path: "/replies",
     notFound: "REPLY_NOT_FOUND",
-    records: new Collection("sequence", [], { epoch }),
+    ids: "sequence",
     fields: { body: body("Thank you.") },
     clientIds: false,
     timestamps: true,

@@ -1,6 +1,6 @@
 // The users resource: the seed spec's collection, its two seeded users and its id rule.
 import { defineResource, type Resource } from "../resource.ts";
-import { Collection, type StoredRecord } from "../store.ts";
+import type { StoredRecord } from "../store.ts";
 import { emailAddress, nonEmptyString } from "../validate.ts";
 
 /** The two users every instance starts with (seed spec part 1). */
@@ -9,14 +9,15 @@ export const SEED_USERS: readonly StoredRecord[] = [
   { id: 2, name: "Alan Turing", email: "alan@example.com" },
 ];
 
-/** A fresh users resource holding copies of the seeded users; `epoch` begins its ETags (a new one by default). */
-export function defineUsers(options: { epoch?: string } = {}): Resource {
+/** The users resource; where its records live is the store's business. */
+export function defineUsers(): Resource {
   return defineResource({
+    name: "users",
     label: "User",
     path: "/users",
     notFound: "USER_NOT_FOUND",
     // Seed spec part 2, rule 1: a new id is the number of users held + 1.
-    records: new Collection("count", SEED_USERS.map((user) => ({ ...user })), { epoch: options.epoch }),
+    ids: "count",
     fields: {
       name: { required: true, rule: nonEmptyString, example: "Grace Hopper" },
       email: { required: true, rule: emailAddress, example: "grace@example.com" },

@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
-import { apiRoutes, createApp } from "../../src/app.ts";
+import { apiRoutes, createApp, openApiDocument } from "../../src/app.ts";
 import type { Ref, ResponseDoc } from "../../src/openapi-components.ts";
-import { buildOpenApiDocument, type DocumentedMethod, DOCUMENTED_METHODS, openApiPath } from "../../src/openapi.ts";
+import { type DocumentedMethod, DOCUMENTED_METHODS, openApiPath } from "../../src/openapi.ts";
 import { assertJsonHeaders, call } from "../support/http.ts";
 import { create } from "../support/family.ts";
 import { fresh, targetMode } from "../support/target.ts";
@@ -22,7 +22,7 @@ type Row = {
 const GRACE = { name: "Grace Hopper", email: "grace@example.com" };
 const POST = { title: "T", body: "B" };
 const BODY_LIMIT = 1024;
-const OPENAPI_DOCUMENT = buildOpenApiDocument(apiRoutes());
+const OPENAPI_DOCUMENT = openApiDocument();
 
 /** The statuses particular to each operation, each with a request that produces it. */
 const EXPLICIT: Array<[string, number, string, unknown?]> = [

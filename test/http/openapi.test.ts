@@ -1,13 +1,13 @@
 // Black-box tests of GET /openapi.json: the document served as JSON, HEAD, OPTIONS and 405 like any path, and its examples.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { apiRoutes } from "../../src/app.ts";
+import { apiRoutes, openApiDocument } from "../../src/app.ts";
 import type { Schema } from "../../src/openapi-components.ts";
-import { buildOpenApiDocument, DOCUMENTED_METHODS } from "../../src/openapi.ts";
+import { DOCUMENTED_METHODS } from "../../src/openapi.ts";
 import { assertJsonHeaders, call } from "../support/http.ts";
 import { fresh } from "../support/target.ts";
 
-const DOCUMENT = buildOpenApiDocument(apiRoutes());
+const DOCUMENT = openApiDocument();
 
 test("GET /openapi.json -> 200 with the OpenAPI 3.1 document", async (t) => {
   const url = await fresh(t);

@@ -1,0 +1,78 @@
+// The journal store: the memory store over a data directory, every write kept in the journal before it is answered.
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { Resources } from "../dataset.ts";
+import { createMemoryStore, type MemoryStore } from "../memory/store.ts";
+import type { SeedRecords } from "../seed.ts";
+import { syncDirectory } from "./files.ts";
+import { type JournalStats, openJournal } from "./journal.ts";
+import { acquireLock } from "./lock.ts";
+import type { FsyncPolicy } from "./writer.ts";
+
+/** Options of openJournalStore. */
+export type JournalStoreOptions = {
+  /** `always` by default. */
+  fsync?: FsyncPolicy;
+  /** The journal length past which it is compacted into a snapshot (64 MiB by default). */
+  compactBytes?: number;
+  /** Whether the starting records came from a seed, which is then worth a notice if the directory holds data already. */
+  seeded?: boolean;
+  /** Where notices go, one line each: a torn tail dropped, a seed not loaded, a compaction that failed. */
+  warn: (line: string) => void;
+  /** Told once when a write could not be kept (a journal write or sync failed); the store answers 503 from then on. */
+  onFailure: (error: Error) => void;
+};
+
+/** A store whose data lives in a directory, with the journal's counters for metrics. */
+export type JournalStore = MemoryStore & { stats: () => JournalStats; dir: string };
+
+/**
+ * Opens the store of a data directory, created if missing: takes its lock (a LockedError if
+ * another live process holds it), loads the snapshot and journals (a JournalDamageError if they
+ * are damaged), and serves from memory, appending every write to the journal and answering it
+ * once kept. A new directory starts with the starting records (the seed, or the two seeded
+ * users); one that holds data starts with its data, and the seed is not loaded.
+ */
+export async function openJournalStore(dir: string, resources: Resources, starting: SeedRecords, options: JournalStoreOptions): Promise<JournalStore> {
+  const path = resolve(dir);
+  const made = mkdirSync(path, { recursive: true });
+  // A directory just made is durable only once its own parent is synced.
+  if (made !== undefined) await syncDirectory(dirname(made));
+  const lock = acquireLock(path);
+  let store: MemoryStore | undefined;
+  let fresh = false;
+  try {
+    const { journal, state, warnings } = await openJournal(path, {
+      fsync: options.fsync,
+      compactBytes: options.compactBytes,
+      initial: () => {
+        fresh = true;
+        return createMemoryStore(resources, { starting }).capture();
+      },
+      capture: () => store!.capture(),
+      onError: options.onFailure,
+      onCompactionError: (error) =>
+        options.warn(`Compacting the journal in ${path} failed (${error.message}); nothing is lost, and it is tried again as the journal grows`),
+    });
+    for (const warning of warnings) options.warn(warning);
+    if (options.seeded && !fresh) options.warn(`${path} holds data already, so the seed was not loaded; a seed fills only a new data directory`);
+    store = createMemoryStore(resources, { starting, restored: state, keep: (entry) => journal.append(entry) });
+    const memory = store;
+    return {
+      ...memory,
+      dir: path,
+      stats: () => journal.stats,
+      close: async () => {
+        await memory.close();
+        try {
+          await journal.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
