@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { ensureRuntimes } from "./install-runtimes.ts";
 
 const MODES = ["node", "dist", "deno", "bun"];
+// The same suite again with every server keeping its data in a journal (DATA_DIR), on each runtime.
+const DURABLE_MODES = ["node", "deno", "bun"];
 const FILES = ["test/http", "test/process"].flatMap((folder) =>
   readdirSync(folder)
     .filter((name) => name.endsWith(".test.ts"))
@@ -34,6 +36,11 @@ try {
     const args = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...FILES];
     if (!run(process.execPath, args, { TEST_TARGET: mode, TEST_DIST_DIR: distCopy })) failed.push(mode);
   }
+  for (const mode of DURABLE_MODES) {
+    console.log(`\n=== Black-box suite against a ${mode} process keeping its data in DATA_DIR ===`);
+    const args = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...FILES];
+    if (!run(process.execPath, args, { TEST_TARGET: mode, TEST_DATA_DIR: "1" })) failed.push(`${mode} with DATA_DIR`);
+  }
 } finally {
   rmSync(distCopy, { recursive: true, force: true });
 }
@@ -41,7 +48,7 @@ if (failed.length > 0) {
   console.error(`\nThe black-box suite failed against: ${failed.join(", ")}`);
   process.exit(1);
 }
-console.log(`\nThe black-box suite passed against: ${MODES.join(", ")}`);
+console.log(`\nThe black-box suite passed against: ${MODES.join(", ")}; and with DATA_DIR against: ${DURABLE_MODES.join(", ")}`);
 
 function run(command: string, args: string[], env: Record<string, string>): boolean {
   const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });

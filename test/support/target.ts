@@ -1,7 +1,9 @@
 // The server a black-box test talks to: a fresh instance per call, in this process or spawned on a runtime.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { INSTALL_COMMAND, type Runtime, runtimePath } from "../../scripts/install-runtimes.ts";
@@ -59,11 +61,19 @@ export function serverCommand(mode: ProcessMode): { command: string; args: strin
       }
       return { command: process.execPath, args: ["dist/main.js"], cwd: folder };
     }
-    case "deno":
-      return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "--allow-read", "src/main.ts"], cwd: ROOT };
+    case "deno": {
+      // A data directory needs writes, and --allow-run for the lock's check of its owner's pid.
+      const durable = durableTargets() ? ["--allow-write", "--allow-run"] : [];
+      return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "--allow-read", ...durable, "src/main.ts"], cwd: ROOT };
+    }
     case "bun":
       return { command: runtimeBinary("bun"), args: ["src/main.ts"], cwd: ROOT };
   }
+}
+
+/** Whether every target keeps its data in a fresh data directory of its own (`TEST_DATA_DIR=1`), as the runtime matrix runs the suite a second time. */
+export function durableTargets(): boolean {
+  return process.env.TEST_DATA_DIR === "1";
 }
 
 /** Environment every spawned server gets: a free port on the loopback, and no update check reaching the network. */
@@ -77,11 +87,27 @@ export function processEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv 
  * from `env`; `node`, `dist`, `deno` and `bun` spawn a process (see serverCommand).
  */
 export async function startTarget(env: Record<string, string> = {}): Promise<Target> {
+  if (!durableTargets() || env.DATA_DIR !== undefined) return startTargetOn(env);
+  const dir = mkdtempSync(join(tmpdir(), "rest-data-"));
+  const target = await startTargetOn({ ...env, DATA_DIR: dir }).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  return {
+    url: target.url,
+    close: () => target.close().finally(remove),
+    stop: (signal) => target.stop(signal).finally(remove),
+  };
+}
+
+async function startTargetOn(env: Record<string, string>): Promise<Target> {
   const mode = targetMode();
   if (mode === "inprocess") {
-    const { seedFile, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
+    const { seedFile, fsync, compactBytes, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
     const seed = seedFile === undefined ? undefined : (readSeedFile(seedFile) as Seed);
-    const running = await startServer({ ...options, seed });
+    const journal = options.dataDir === undefined ? {} : { fsync, compactBytes };
+    const running = await startServer({ ...options, ...journal, seed });
     const stop = async () => {
       await running.close();
       return 0;
