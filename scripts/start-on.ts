@@ -16,8 +16,10 @@ if (name !== "deno" && name !== "bun") {
 }
 ensureRuntimes();
 const runtime: Runtime = name;
-// Deno needs --allow-read for `--seed FILE`; it reads nothing else.
-const args = runtime === "deno" ? ["run", "--allow-net", "--allow-env", "--allow-read", MAIN, ...flags] : [MAIN, ...flags];
+// Deno needs --allow-read for `--seed FILE`; it reads nothing else. A data directory also
+// needs --allow-write, and --allow-run for the lock's check of whether its owner still lives.
+const durable = process.env.DATA_DIR || flags.some((flag) => flag.startsWith("--data-dir")) ? ["--allow-write", "--allow-run"] : [];
+const args = runtime === "deno" ? ["run", "--allow-net", "--allow-env", "--allow-read", ...durable, MAIN, ...flags] : [MAIN, ...flags];
 // Its own process group: a Ctrl-C in the terminal reaches only this script, which passes
 // it on once. Reaching the server twice (from the terminal and from here) would end its
 // graceful shutdown, since it handles each signal once and the second kills it.

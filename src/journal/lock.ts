@@ -36,6 +36,9 @@ export class LockedError extends Error {
  */
 export function acquireLock(dir: string): Lock {
   const path = join(dir, LOCK_FILE);
+  // A lock naming this pid is stale to the file system check below (a restarted container
+  // is pid 1 again), so two servers in one process are told apart here.
+  if (heldHere.has(path)) throw new LockedError(dir, process.pid, `${dir} is in use by another server in this process; close it or use another DATA_DIR`);
   const content = `${process.pid} ${hostName()}\n`;
   try {
     writeDurably(path, content, "wx");
@@ -58,15 +61,20 @@ export function acquireLock(dir: string): Lock {
     if (owner !== process.pid) throw new LockedError(dir, owner);
   }
   let released = false;
+  heldHere.add(path);
   return {
     path,
     release: () => {
       if (released) return;
       released = true;
+      heldHere.delete(path);
       rmSync(path, { force: true });
     },
   };
 }
+
+// The lock files this process holds.
+const heldHere = new Set<string>();
 
 // Deno asks for --allow-sys to read the host name; the lock works without it.
 function hostName(): string {

@@ -14,7 +14,8 @@ export async function runToExit(
   env: Record<string, string>,
   extraArgs: string[] = [],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { command, args, cwd } = serverCommand(processMode());
+  const durable = env.DATA_DIR !== undefined || extraArgs.some((arg) => arg.startsWith("--data-dir"));
+  const { command, args, cwd } = serverCommand(processMode(), durable || undefined);
   const child = spawn(command, [...args, ...extraArgs], { cwd, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";

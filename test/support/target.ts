@@ -48,8 +48,11 @@ export function runtimeBinary(name: Runtime): string {
   return path;
 }
 
-/** The command that starts `src/main.ts` (or the copied build) as a process on a runtime. */
-export function serverCommand(mode: ProcessMode): { command: string; args: string[]; cwd: string } {
+/**
+ * The command that starts `src/main.ts` (or the copied build) as a process on a runtime;
+ * `durable` gives Deno the permissions a data directory needs (by default when TEST_DATA_DIR=1).
+ */
+export function serverCommand(mode: ProcessMode, durable = durableTargets()): { command: string; args: string[]; cwd: string } {
   switch (mode) {
     case "node":
       return { command: process.execPath, args: ["--import", "tsx", "src/main.ts"], cwd: ROOT };
@@ -63,8 +66,8 @@ export function serverCommand(mode: ProcessMode): { command: string; args: strin
     }
     case "deno": {
       // A data directory needs writes, and --allow-run for the lock's check of its owner's pid.
-      const durable = durableTargets() ? ["--allow-write", "--allow-run"] : [];
-      return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "--allow-read", ...durable, "src/main.ts"], cwd: ROOT };
+      const write = durable ? ["--allow-write", "--allow-run"] : [];
+      return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "--allow-read", ...write, "src/main.ts"], cwd: ROOT };
     }
     case "bun":
       return { command: runtimeBinary("bun"), args: ["src/main.ts"], cwd: ROOT };

@@ -1,0 +1,46 @@
+// A journal write that fails (a file-size limit set with `ulimit -f`: write(2) gets EFBIG) stops the process with exit 1 and one line, and loses no answered write.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { call } from "../support/http.ts";
+import { processEnv, readListeningUrl, ROOT, spawnTarget } from "../support/target.ts";
+
+test("on node, a journal write refused by the system ends the server with exit code 1 and one line; a restart serves every write answered 201", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "store-failure-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // 2 KiB: the first snapshot (about 600 bytes) fits, and the journal fills after a dozen posts.
+  // Node ignores SIGXFSZ, so the write past the limit fails with EFBIG instead of killing the process.
+  const child = spawn("bash", ["-c", 'ulimit -f 2 && exec "$0" --import tsx src/main.ts', process.execPath], {
+    cwd: ROOT,
+    env: processEnv({ DATA_DIR: dir }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = once(child, "exit");
+  const url = await readListeningUrl(child);
+  const answered: number[] = [];
+  let failed = false;
+  for (let i = 0; i < 100 && !failed; i++) {
+    try {
+      const response = await call(`${url}/posts`, { method: "POST", json: { title: `post ${i}`, body: "x".repeat(40) } });
+      if (response.status === 201) answered.push(response.body.id);
+      else failed = true;
+    } catch {
+      failed = true;
+    }
+  }
+  const [code] = await exited;
+  assert.equal(code, 1);
+  assert.match(stderr, new RegExp(`^A write could not be kept in ${dir} \\(EFBIG[^\\n]*\\); stopping\\n$`));
+  assert.ok(answered.length >= 5, `only ${answered.length} posts were answered before the limit`);
+
+  const again = await spawnTarget(process.execPath, ["--import", "tsx", "src/main.ts"], { DATA_DIR: dir });
+  t.after(() => again.close());
+  const held = (await call(`${again.url}/posts`)).body.map((post: { id: number }) => post.id);
+  for (const id of answered) assert.ok(held.includes(id), `post ${id} was answered 201 but is lost`);
+});
