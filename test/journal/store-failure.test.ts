@@ -28,7 +28,7 @@ test("on node, a journal write refused by the system ends the server with exit c
   for (let i = 0; i < 100 && !failed; i++) {
     try {
       const response = await call(`${url}/posts`, { method: "POST", json: { title: `post ${i}`, body: "x".repeat(40) } });
-      if (response.status === 201) answered.push(response.body.id);
+      if (response.status === 201) answered.push((response.body as { id: number }).id);
       else failed = true;
     } catch {
       failed = true;
@@ -41,6 +41,6 @@ test("on node, a journal write refused by the system ends the server with exit c
 
   const again = await spawnTarget(process.execPath, ["--import", "tsx", "src/main.ts"], { DATA_DIR: dir });
   t.after(() => again.close());
-  const held = (await call(`${again.url}/posts`)).body.map((post: { id: number }) => post.id);
+  const held = ((await call(`${again.url}/posts`)).body as Array<{ id: number }>).map((post) => post.id);
   for (const id of answered) assert.ok(held.includes(id), `post ${id} was answered 201 but is lost`);
 });

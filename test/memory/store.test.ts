@@ -151,7 +151,7 @@ test("a write that cannot be kept is answered 503, and from then on the store an
   assert.equal(store.ready(), true);
   pending[0]!.reject(new Error("EIO: i/o error, fdatasync"));
   const unavailable = (error: unknown) => error instanceof HttpError && error.code === "STORE_UNAVAILABLE" && error.status === 503;
-  await assert.rejects(lost, unavailable);
+  await assert.rejects(Promise.resolve(lost), unavailable);
   await assert.rejects(Promise.resolve(read), unavailable);
   assert.equal(store.ready(), false);
   assert.deepEqual(failures.map((error) => error.message), ["EIO: i/o error, fdatasync"]);

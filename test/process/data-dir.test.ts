@@ -98,7 +98,7 @@ test(`on ${PROCESS}, a torn last entry and a lock left by a dead process: start-
   writeFileSync(join(dir, "lock"), "4194305 gone\n");
   const server = await start(dir);
   t.after(() => server.stop());
-  assert.equal((await call(`${server.url}/posts`)).body.length, 2);
+  assert.equal(((await call(`${server.url}/posts`)).body as unknown[]).length, 2);
   assert.equal(server.stderr(), `${journal}: dropped a torn last entry at byte ${size} (${torn.length} bytes), left by a crash mid-append\n`);
   assert.equal(readFileSync(journal).length, size, "the torn entry is cut off");
 });
