@@ -41,7 +41,9 @@ test("every setting's shown default is what readConfig gives when nothing is set
 test("the README's source tour names every file in src/", () => {
   const files = [
     ...readdirSync(new URL("../src/", import.meta.url)).filter((name) => name.endsWith(".ts")).map((name) => `src/${name}`),
-    ...readdirSync(new URL("../src/resources/", import.meta.url)).map((name) => `src/resources/${name}`),
+    ...["resources", "memory", "journal"].flatMap((folder) =>
+      readdirSync(new URL(`../src/${folder}/`, import.meta.url)).map((name) => `src/${folder}/${name}`),
+    ),
   ];
   for (const file of files) assert.ok(readme.includes(`\`${file}\``), `${file} is missing from the README`);
 });
