@@ -1,6 +1,10 @@
 // Liveness and readiness probes (contract 2).
 import { HttpError } from "../errors.ts";
 import type { ApiRoute } from "../handler.ts";
+import type { Reply } from "../respond.ts";
+import { andThen, type Awaitable } from "../store.ts";
+
+const READY: Reply = { status: 200, body: { status: "ready" } };
 
 const TAG = { name: "health", description: "Liveness and readiness probes" };
 
@@ -8,7 +12,7 @@ const TAG = { name: "health", description: "Liveness and readiness probes" };
  * `/healthz` answers while the process lives; `/readyz` turns 503 once shutdown has begun,
  * or while the store cannot keep writes (`storeReady`).
  */
-export function healthRoutes(isDraining: () => boolean, storeReady: () => boolean = always): ApiRoute[] {
+export function healthRoutes(isDraining: () => boolean, storeReady: () => Awaitable<boolean> = always): ApiRoute[] {
   return [
     {
       method: "GET",
@@ -34,8 +38,10 @@ export function healthRoutes(isDraining: () => boolean, storeReady: () => boolea
       pattern: "/readyz",
       handler: () => {
         if (isDraining()) throw new HttpError("SHUTTING_DOWN", "Server is shutting down; send no more requests here");
-        if (!storeReady()) throw new HttpError("STORE_UNAVAILABLE", "The data store cannot keep writes; send no requests here");
-        return { status: 200, body: { status: "ready" } };
+        return andThen(storeReady(), (ready) => {
+          if (!ready) throw new HttpError("STORE_UNAVAILABLE", "The data store cannot serve requests now; send none here");
+          return READY;
+        });
       },
       // It answers during shutdown itself, with the 503 that says so.
       servedWhileDraining: true,
