@@ -5,3 +5,6 @@ export { type AppOptions, createApp } from "./app.ts";
 export type { CommentRecord, PostRecord, ReplyRecord, Seed, Snapshot, UserRecord } from "./seed.ts";
 export { SeedError } from "./seed.ts";
 export { type RunningServer, type ServerOptions, startServer } from "./server.ts";
+export { JournalDamageError } from "./journal/damage.ts";
+export { LockedError } from "./journal/lock.ts";
+export type { FsyncPolicy } from "./journal/writer.ts";

@@ -3,6 +3,9 @@ import { createServer } from "node:http";
 import {
   type AppOptions,
   createApp,
+  type FsyncPolicy,
+  JournalDamageError,
+  LockedError,
   type RunningServer,
   type Seed,
   type ServerOptions,
@@ -25,5 +28,15 @@ await running.close();
 
 const appOptions: AppOptions = { bodyLimit: 1024, logError: (error: unknown, requestLine: string) => console.error(requestLine, error) };
 createServer(createApp(appOptions)).close();
+
+const fsync: FsyncPolicy = "interval";
+const durable: ServerOptions = { dataDir: "data", fsync, compactBytes: 1 << 20, logWarning: (line: string) => console.warn(line) };
+try {
+  await (await startServer(durable)).close();
+} catch (error) {
+  if (error instanceof JournalDamageError) console.error(error.file, error.offset);
+  else if (error instanceof LockedError) console.error(error.pid);
+  else throw error;
+}
 
 export { held, url };

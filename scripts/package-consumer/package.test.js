@@ -1,10 +1,12 @@
 // The package's API by its name under plain node (startServer, and createApp in a server of one's own), run by scripts/check-package.ts in a fresh project that installed the tarball.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { once } from "node:events";
 import { createServer } from "node:http";
-import { createApp, startServer } from "rest-reference-server";
+import { createApp, LockedError, startServer } from "rest-reference-server";
 
 const seed = JSON.parse(readFileSync(new URL("./seed.json", import.meta.url), "utf8"));
 const NEW_USER = { id: 7, name: "Ada Lovelace", email: "ada@example.com" };
@@ -51,4 +53,21 @@ test("createApp, mounted in a node:http server of one's own, serves its seed", a
   t.after(() => new Promise((done) => server.close(done)));
   const { port } = server.address();
   assert.deepEqual(await get(`http://127.0.0.1:${port}/users`), { status: 200, body: seed.users });
+});
+
+test("startServer with dataDir keeps a create across a restart, and refuses a second instance on the directory", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "consumer-data-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const first = await startServer({ port: 0, dataDir: dir });
+  const created = await fetch(`${first.url}/users`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(NEW_USER),
+  });
+  assert.equal(created.status, 201);
+  await assert.rejects(startServer({ port: 0, dataDir: dir }), LockedError);
+  await first.close();
+  const second = await startServer({ port: 0, dataDir: dir });
+  t.after(() => second.close());
+  assert.deepEqual(await get(`${second.url}/users/7`), { status: 200, body: NEW_USER });
 });
