@@ -12,6 +12,7 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
+import { WRK_DONE } from "./wrk.ts";
 
 const QUICK = process.argv.includes("--quick");
 const dirFlag = process.argv.indexOf("--dir");
@@ -120,13 +121,7 @@ end
 function request()
   return req
 end
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('{"requests":%d,"micros":%d,"p99":%d,"p50":%d,"status":%d,"socket":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(99), latency:percentile(50), e.status,
-    e.connect + e.read + e.write + e.timeout))
-end
-`,
+${WRK_DONE}`,
   );
   return file;
 }

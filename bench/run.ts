@@ -5,6 +5,7 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
+import { WRK_DONE } from "./wrk.ts";
 
 const QUICK = process.argv.includes("--quick");
 
@@ -250,13 +251,7 @@ function request()
   i = i % #requests + 1
   return requests[i]
 end
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('{"requests":%d,"micros":%d,"p99":%d,"p50":%d,"status":%d,"socket":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(99), latency:percentile(50), e.status,
-    e.connect + e.read + e.write + e.timeout))
-end
-`,
+${WRK_DONE}`,
   );
   return file;
 }
