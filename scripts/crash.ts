@@ -36,7 +36,7 @@ let failed = false;
 
 const line = (f: CycleFigures) =>
   `  cycle ${String(f.cycle).padStart(3)}: killed after ${String(f.killAfterMs).padStart(4)} ms${f.atCompaction ? " (at a compaction)" : "                  "}; acked ${String(f.acked).padStart(4)}, refused ${String(f.refused).padStart(3)}, ` +
-  `in flight ${String(f.inFlight).padStart(2)} (applied ${String(f.applied).padStart(2)}), compactions ${f.compactions}${f.midCompaction ? " (left one unfinished)" : ""}; ` +
+  `in flight ${String(f.inFlight).padStart(2)} (applied ${String(f.applied).padStart(2)}), compactions ${f.compactions}${f.midCompaction ? " (left one unfinished)" : ""}${f.torn ? ", torn tail cut at restart" : ""}; ` +
   `restart ${f.restartMs} ms, ${f.records} records`;
 
 for (const runtime of runtimes) {
@@ -49,7 +49,7 @@ for (const runtime of runtimes) {
     console.log(
       `${runtime}: ${summary.cycles.length} kills in ${seconds} s; ${summary.acked} writes acknowledged, ${summary.refused} refused as meant, ` +
         `${summary.inFlight} in flight at a kill (${summary.applied} of them applied); ${summary.compactions} compactions begun, ` +
-        `${summary.midCompaction} kills left one unfinished, snapshot generation ${summary.snapshotGeneration}; lost or wrong: 0`,
+        `${summary.midCompaction} kills left one unfinished, ${summary.torn} torn tails cut at restart, snapshot generation ${summary.snapshotGeneration}; lost or wrong: 0`,
     );
     rmSync(dir, { recursive: true, force: true });
   } catch (error) {
