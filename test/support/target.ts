@@ -16,9 +16,12 @@ export type Target = {
   url: string;
   /** Stops the server if it still runs. */
   close: () => Promise<void>;
-  /** Sends the signal (a process) or begins shutdown (in-process) and resolves with the exit code. */
-  stop: (signal?: "SIGTERM" | "SIGINT") => Promise<number | null>;
+  /** Sends the signal (a process) or begins shutdown (in-process) and resolves with the exit code; null after SIGKILL. */
+  stop: (signal?: StopSignal) => Promise<number | null>;
 };
+
+/** The signals a test stops a server with: the two that shut it down, and SIGKILL, which a process cannot catch. */
+export type StopSignal = "SIGTERM" | "SIGINT" | "SIGKILL";
 
 /** How the server under test runs: in this process, or as a process on one runtime. */
 export type Mode = "inprocess" | ProcessMode;
@@ -48,8 +51,14 @@ export function runtimeBinary(name: Runtime): string {
   return path;
 }
 
-/** The command that starts `src/main.ts` (or the copied build) as a process on a runtime. */
-export function serverCommand(mode: ProcessMode): { command: string; args: string[]; cwd: string } {
+/**
+ * The command that starts `src/main.ts` (or the copied build) as a process on a runtime;
+ * `durable` when it will be given a data directory (Deno then needs more permissions).
+ */
+export function serverCommand(
+  mode: ProcessMode,
+  durable: boolean = durableTargets(),
+): { command: string; args: string[]; cwd: string } {
   switch (mode) {
     case "node":
       return { command: process.execPath, args: ["--import", "tsx", "src/main.ts"], cwd: ROOT };
@@ -63,8 +72,8 @@ export function serverCommand(mode: ProcessMode): { command: string; args: strin
     }
     case "deno": {
       // A data directory needs writes, and --allow-run for the lock's check of its owner's pid.
-      const durable = durableTargets() ? ["--allow-write", "--allow-run"] : [];
-      return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "--allow-read", ...durable, "src/main.ts"], cwd: ROOT };
+      const writes = durable ? ["--allow-write", "--allow-run"] : [];
+      return { command: runtimeBinary("deno"), args: ["run", "--allow-net", "--allow-env", "--allow-read", ...writes, "src/main.ts"], cwd: ROOT };
     }
     case "bun":
       return { command: runtimeBinary("bun"), args: ["src/main.ts"], cwd: ROOT };
@@ -130,7 +139,7 @@ export async function spawnTarget(
   // A child that cannot start rejects this too; readListeningUrl reports that failure.
   exited.catch(() => {});
   const url = await readListeningUrl(child);
-  const stop = async (signal: "SIGTERM" | "SIGINT" = "SIGTERM") => {
+  const stop = async (signal: StopSignal = "SIGTERM") => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;
   };
