@@ -1,4 +1,4 @@
-// The long reliability run: model steps, hostile inputs, connection faults and shutdowns under load, with figures.
+// The long reliability run: model steps, restarts on a data directory, hostile inputs, connection faults and shutdowns under load, with figures.
 import { once } from "node:events";
 import { availableParallelism, cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -8,6 +8,7 @@ import { readSeed } from "../test/reliability/seed.ts";
 const { values } = parseArgs({
   options: {
     steps: { type: "string", default: "100000" },
+    "restart-steps": { type: "string", default: "2000" },
     inputs: { type: "string", default: "1000000" },
     connections: { type: "string", default: "100000" },
     shutdowns: { type: "string", default: "20" },
@@ -20,7 +21,7 @@ const count = (name: keyof typeof values) => {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`--${name} must be a whole number`);
   return value;
 };
-const parts = values.only === undefined ? ["model", "hostile", "faults", "shutdown"] : values.only.split(",");
+const parts = values.only === undefined ? ["model", "restart", "hostile", "faults", "shutdown"] : values.only.split(",");
 const seed = readSeed();
 let failed = false;
 
@@ -53,6 +54,28 @@ await part("model", async () => {
     total.steps += stats.steps;
   }
   console.log(`${total.sequences} sequences, ${total.steps} steps, every answer equal to the model's: failures 0`);
+});
+
+await part("restart", async () => {
+  const { runRestartModel } = await import("../test/reliability/restarts.ts");
+  const target = count("restart-steps");
+  for (const [index, runtime] of values.runtimes.split(",").entries()) {
+    const mode = (["node", "deno", "bun"] as const).find((name) => name === runtime);
+    if (mode === undefined) throw new RangeError(`unknown runtime ${runtime}`);
+    const started = Date.now();
+    const total = { sequences: 0, steps: 0, clean: 0, killed: 0, etagsKept: 0 };
+    // Rounds of 20 sequences, each from its own seed (and other seeds on each runtime), until
+    // the steps are reached; a failure names its round's seed.
+    for (let round = 0; total.steps < target; round++) {
+      const stats = await runRestartModel({ seed: seed + 1_000 * index + round, runs: 20, maxSteps: 60, mode });
+      for (const key of Object.keys(total) as Array<keyof typeof total>) total[key] += stats[key];
+    }
+    console.log(
+      `${runtime}: ${total.sequences} sequences, ${total.steps} steps, ${total.clean} clean restarts, ` +
+        `${total.killed} SIGKILL restarts, ${total.etagsKept} ETags the same after a restart; ` +
+        `every answer equal to the model's: failures 0 (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
+  }
 });
 
 await part("hostile", async () => {

@@ -20,13 +20,15 @@ if (flags.version) {
 const config = readOrExit(() => readConfig(process.env, flags));
 const seed = config.seedFile === undefined ? undefined : readOrExit(() => readSeedFile(config.seedFile!));
 const running = await listenOrExit(config, seed);
-console.log(`Listening on ${running.url}`);
 
+// The handlers go in before the line that says the server is ready: whoever reads it may
+// signal at once, and a signal with no handler yet would kill the process uncleanly.
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, () => {
     running.close().then(() => process.exit(0));
   });
 }
+console.log(`Listening on ${running.url}`);
 
 function readOrExit<T>(read: () => T): T {
   try {

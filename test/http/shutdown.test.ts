@@ -86,3 +86,11 @@ test("a request still unfinished when SHUTDOWN_TIMEOUT_MS has passed is cut, and
   assert.ok(took >= deadline - 50, `the connection was cut after ${took} ms, before the ${deadline} ms deadline`);
   assert.equal(await exited, 0);
 });
+
+test("SIGTERM sent the moment the server says it listens still shuts it down cleanly with exit 0", async (t) => {
+  // A supervisor may stop a server as soon as it is ready; the signal must not find the default action.
+  for (let round = 0; round < 5; round++) {
+    const server = await target(t);
+    assert.equal(await server.stop("SIGTERM"), 0, `round ${round + 1}: the process did not exit 0`);
+  }
+});

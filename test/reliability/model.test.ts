@@ -48,7 +48,7 @@ test("a model that forgets a cascade is caught, and the shortest sequence is pri
   };
   try {
     await assert.rejects(runModel({ seed: 5, runs: 300, maxSteps: 40 }), (error: Error) => {
-      assert.match(error.message, /Shortest sequence, \d+ requests:\n  1\. POST /);
+      assert.match(error.message, /Shortest sequence, \d+ steps:\n  1\. POST /);
       assert.match(error.message, /DELETE \/(posts|comments)\/\d+/);
       return true;
     });

@@ -3,6 +3,7 @@ import { Agent, request as httpRequest } from "node:http";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { startServer } from "../../src/server.ts";
+import { checkEtag, type EtagLedger, newEtagLedger } from "./etags.ts";
 import { ApiModel, type Expected, type ModelRequest } from "./model.ts";
 
 /** Ids small enough to collide often, and path ids the contract refuses. */
@@ -430,48 +431,71 @@ export function describeRequest(request: ModelRequest): string {
 /** Counts of one model-based run. */
 export type ModelStats = { sequences: number; steps: number };
 
+/** What one sequence compares against: the model, the ETags seen, and how requests reach the server. */
+export type Session = {
+  model: ApiModel;
+  etags: EtagLedger;
+  url: string;
+  agent: Agent;
+};
+
+/** Sends one request to the model and the server, and throws at the first difference. */
+export async function checkStep(session: Session, request: ModelRequest, step: number | string): Promise<void> {
+  const before = Date.now();
+  const expected = session.model.handle(request);
+  const actual = await perform(session.url, session.agent, request);
+  const head = request.method === "HEAD";
+  const problem =
+    compare(session.model, expected, actual, head, [before, Date.now()]) ??
+    checkEtag(session.etags, request, expected, actual.status, actual.headers["etag"], actual.text);
+  if (problem !== undefined) throw new Error(`step ${step}, ${describeRequest(request)}: ${problem}`);
+}
+
+/**
+ * The whole state, read back: every list the model holds (nothing missing, nothing
+ * more), then every id ever given, one by one, so a record a cascade should have
+ * taken, or one that came back, is found.
+ */
+export function stateReads(model: ApiModel): ModelRequest[] {
+  const reads: ModelRequest[] = [
+    { method: "GET", target: "/users" },
+    { method: "GET", target: "/posts" },
+  ];
+  for (const post of model.posts) reads.push({ method: "GET", target: `/posts/${String(post.id)}/comments` });
+  for (const comment of model.comments) reads.push({ method: "GET", target: `/comments/${String(comment.id)}/replies` });
+  const given: Array<[string, number]> = [
+    ["users", 12],
+    ["posts", model.lastPostId],
+    ["comments", model.lastCommentId],
+    ["replies", model.lastReplyId],
+  ];
+  for (const [collection, last] of given) {
+    for (let id = 1; id <= last; id++) reads.push({ method: "GET", target: `/${collection}/${id}` });
+  }
+  return reads;
+}
+
 /**
  * Runs one sequence on a fresh in-process server and a fresh model, comparing
  * every answer, then every list the model holds. Throws at the first difference.
  */
 export async function runSequence(requests: readonly ModelRequest[], stats: ModelStats): Promise<void> {
   const server = await startServer();
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const model = new ApiModel();
-  stats.sequences++;
-  const check = async (request: ModelRequest, step: number | string) => {
-    const before = Date.now();
-    const expected = model.handle(request);
-    const actual = await perform(server.url, agent, request);
-    const problem = compare(model, expected, actual, request.method === "HEAD", [before, Date.now()]);
-    if (problem !== undefined) throw new Error(`step ${step}, ${describeRequest(request)}: ${problem}`);
+  const session: Session = {
+    model: new ApiModel(),
+    etags: newEtagLedger(),
+    url: server.url,
+    agent: new Agent({ keepAlive: true, maxSockets: 1 }),
   };
+  stats.sequences++;
   try {
     for (const [step, request] of requests.entries()) {
       stats.steps++;
-      await check(request, step + 1);
+      await checkStep(session, request, step + 1);
     }
-    // The whole state, read back at the end: nothing the model holds is missing and nothing more is there.
-    const finals: ModelRequest[] = [
-      { method: "GET", target: "/users" },
-      { method: "GET", target: "/posts" },
-    ];
-    for (const post of model.posts) finals.push({ method: "GET", target: `/posts/${String(post.id)}/comments` });
-    for (const comment of model.comments)
-      finals.push({ method: "GET", target: `/comments/${String(comment.id)}/replies` });
-    // Every id ever given, one by one: a record a cascade should have taken is found here.
-    const given: Array<[string, number]> = [
-      ["users", 12],
-      ["posts", model.lastPostId],
-      ["comments", model.lastCommentId],
-      ["replies", model.lastReplyId],
-    ];
-    for (const [collection, last] of given) {
-      for (let id = 1; id <= last; id++) finals.push({ method: "GET", target: `/${collection}/${id}` });
-    }
-    for (const request of finals) await check(request, "final");
+    for (const request of stateReads(session.model)) await checkStep(session, request, "final");
   } finally {
-    agent.destroy();
+    session.agent.destroy();
     await server.close();
   }
 }
@@ -491,25 +515,34 @@ export type ModelRunOptions = {
  */
 export async function runModel(options: ModelRunOptions): Promise<ModelStats> {
   const stats: ModelStats = { sequences: 0, steps: 0 };
-  const property = fc.asyncProperty(
-    fc.array(operation, { minLength: 1, maxLength: options.maxSteps, size: "max" }),
-    (requests) => runSequence(requests, stats),
-  );
-  const result = await fc.check(property, {
+  const sequences = fc.array(operation, { minLength: 1, maxLength: options.maxSteps, size: "max" });
+  await checkSequences(sequences, (requests) => runSequence(requests, stats), (requests) => requests.map(describeRequest), options);
+  return stats;
+}
+
+/**
+ * Runs a property over random sequences; on a failure, throws with the replay
+ * settings and the shortest sequence fast-check found, one line a step.
+ */
+export async function checkSequences<T>(
+  sequences: fc.Arbitrary<T>,
+  run: (sequence: T) => Promise<void>,
+  describe: (sequence: T) => string[],
+  options: ModelRunOptions,
+): Promise<void> {
+  const result = await fc.check(fc.asyncProperty(sequences, run), {
     seed: options.seed,
     numRuns: options.runs,
     ...(options.path === undefined ? {} : { path: options.path }),
   });
-  if (result.failed) {
-    const shortest = result.counterexample?.[0] ?? [];
-    const lines = shortest.map((request, index) => `  ${index + 1}. ${describeRequest(request)}`);
-    const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-    throw new Error(
-      `The server and the model disagree (replay with RELIABILITY_SEED=${options.seed} ` +
-        `RELIABILITY_PATH="${result.counterexamplePath ?? ""}"; ` +
-        `shrunk ${result.numShrinks} times).\n` +
-        `Shortest sequence, ${shortest.length} requests:\n${lines.join("\n")}\n${cause}`,
-    );
-  }
-  return stats;
+  if (!result.failed) return;
+  const shortest = result.counterexample?.[0];
+  const lines = shortest === undefined ? [] : describe(shortest);
+  const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
+  throw new Error(
+    `The server and the model disagree (replay with RELIABILITY_SEED=${options.seed} ` +
+      `RELIABILITY_PATH="${result.counterexamplePath ?? ""}"; ` +
+      `shrunk ${result.numShrinks} times).\n` +
+      `Shortest sequence, ${lines.length} steps:\n${lines.map((line, index) => `  ${index + 1}. ${line}`).join("\n")}\n${cause}`,
+  );
 }

@@ -16,9 +16,12 @@ export type Target = {
   url: string;
   /** Stops the server if it still runs. */
   close: () => Promise<void>;
-  /** Sends the signal (a process) or begins shutdown (in-process) and resolves with the exit code. */
-  stop: (signal?: "SIGTERM" | "SIGINT") => Promise<number | null>;
+  /** Sends the signal (a process) or begins shutdown (in-process) and resolves with the exit code; null after SIGKILL. */
+  stop: (signal?: StopSignal) => Promise<number | null>;
 };
+
+/** The signals a test stops a server with: the two that shut it down, and SIGKILL, which a process cannot catch. */
+export type StopSignal = "SIGTERM" | "SIGINT" | "SIGKILL";
 
 /** How the server under test runs: in this process, or as a process on one runtime. */
 export type Mode = "inprocess" | ProcessMode;
@@ -133,7 +136,7 @@ export async function spawnTarget(
   // A child that cannot start rejects this too; readListeningUrl reports that failure.
   exited.catch(() => {});
   const url = await readListeningUrl(child);
-  const stop = async (signal: "SIGTERM" | "SIGINT" = "SIGTERM") => {
+  const stop = async (signal: StopSignal = "SIGTERM") => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;
   };
