@@ -41,6 +41,7 @@ export async function openJournalStore(dir: string, resources: Resources, starti
   const lock = acquireLock(path);
   let store: MemoryStore | undefined;
   let fresh = false;
+  let failure: Error | undefined;
   try {
     const { journal, state, warnings } = await openJournal(path, {
       fsync: options.fsync,
@@ -50,7 +51,10 @@ export async function openJournalStore(dir: string, resources: Resources, starti
         return createMemoryStore(resources, { starting }).capture();
       },
       capture: () => store!.capture(),
-      onError: options.onFailure,
+      onError: (error) => {
+        failure = error;
+        options.onFailure(error);
+      },
       onCompactionError: (error) =>
         options.warn(`Compacting the journal in ${path} failed (${error.message}); nothing is lost, and it is tried again as the journal grows`),
     });
@@ -66,6 +70,9 @@ export async function openJournalStore(dir: string, resources: Resources, starti
         await memory.close();
         try {
           await journal.close();
+        } catch (error) {
+          // A journal that failed was reported once, through onFailure; closing it fails the same way.
+          if (failure === undefined) throw error;
         } finally {
           lock.release();
         }

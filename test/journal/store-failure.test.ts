@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { call } from "../support/http.ts";
+import { createInterface } from "node:readline";
 import { processEnv, readListeningUrl, ROOT, spawnTarget } from "../support/target.ts";
 
 test("on node, a journal write refused by the system ends the server with exit code 1 and one line; a restart serves every write answered 201", async (t) => {
@@ -43,4 +44,35 @@ test("on node, a journal write refused by the system ends the server with exit c
   t.after(() => again.close());
   const held = ((await call(`${again.url}/posts`)).body as Array<{ id: number }>).map((post) => post.id);
   for (const id of answered) assert.ok(held.includes(id), `post ${id} was answered 201 but is lost`);
+});
+
+test("on node, embedded with startServer, a write that cannot be kept is answered 503 STORE_UNAVAILABLE, then every request for data and /readyz too, and close() still resolves", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "store-failure-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const child = spawn("bash", ["-c", 'ulimit -f 2 && exec "$0" --import tsx test/journal/embedded-child.ts', process.execPath], {
+    cwd: ROOT,
+    env: processEnv({ DATA_DIR: dir }),
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  t.after(() => child.kill("SIGKILL"));
+  const url = await readListeningUrl(child);
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  let refused: Awaited<ReturnType<typeof call>> | undefined;
+  for (let i = 0; i < 100 && refused === undefined; i++) {
+    const response = await call(`${url}/posts`, { method: "POST", json: { title: `post ${i}`, body: "x".repeat(40) } });
+    if (response.status !== 201) refused = response;
+  }
+  assert.equal(refused?.status, 503);
+  assert.equal((refused?.body as { code: string }).code, "STORE_UNAVAILABLE");
+  assert.match((await lines.next()).value as string, /^store failed: EFBIG/);
+  const read = await call(`${url}/posts/1`);
+  assert.equal(read.status, 503);
+  assert.deepEqual(read.body, {
+    code: "STORE_UNAVAILABLE",
+    message: "The data could not be saved to disk, so this instance answers no more requests for data; restart it",
+  });
+  assert.equal((await call(`${url}/readyz`)).status, 503);
+  assert.equal((await call(`${url}/healthz`)).status, 200);
+  child.stdin!.end();
+  assert.equal((await lines.next()).value, "closed");
 });
