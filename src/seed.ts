@@ -107,7 +107,7 @@ export function checkSeed(seed: unknown, resources: Record<CollectionName, Resou
       // each problem is reported once, where it is.
       else if (positiveSafeInteger(id) === undefined) held.add(id);
       if (resource.parent !== undefined) {
-        const parentName = collectionOf(resource.parent.resource);
+        const parentName = resource.parent.resource.name;
         const parentId = record[resource.parent.key];
         if (Number.isSafeInteger(parentId) && !ids.get(parentName)!.has(parentId as number)) {
           problems.push(`${where}.${resource.parent.key} must be the id of a ${parentName.slice(0, -1)} of the seed; none has id ${parentId}`);
@@ -118,11 +118,6 @@ export function checkSeed(seed: unknown, resources: Record<CollectionName, Resou
   }
   if (problems.length > 0) throw new SeedError(problems);
   return records;
-}
-
-/** The collection a resource's records are named by in a seed: `/users` gives `users`. */
-export function collectionOf(resource: Resource): CollectionName {
-  return resource.path.slice(1) as CollectionName;
 }
 
 /** A deep copy of a record that is plain JSON, or undefined after noting why it is not. */
