@@ -7,4 +7,5 @@ export { SeedError } from "./seed.ts";
 export { type RunningServer, type ServerOptions, startServer } from "./server.ts";
 export { JournalDamageError } from "./journal/damage.ts";
 export { LockedError } from "./journal/lock.ts";
+export { DataDirError } from "./journal/store.ts";
 export type { FsyncPolicy } from "./journal/writer.ts";

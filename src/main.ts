@@ -4,6 +4,7 @@
 import { type Config, ConfigError, helpText, readConfig, readFlags, readSeedFile } from "./config.ts";
 import { JournalDamageError } from "./journal/damage.ts";
 import { LockedError } from "./journal/lock.ts";
+import { DataDirError } from "./journal/store.ts";
 import { type Seed, SeedError } from "./seed.ts";
 import { type RunningServer, startServer } from "./server.ts";
 import { VERSION } from "./version.ts";
@@ -25,7 +26,10 @@ const running = await listenOrExit(config, seed);
 // signal at once, and a signal with no handler yet would kill the process uncleanly.
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, () => {
-    running.close().then(() => process.exit(0));
+    running.close().then(
+      () => process.exit(0),
+      (error: Error) => exitWith(`Stopping failed: ${error.message}`),
+    );
   });
 }
 console.log(`Listening on ${running.url}`);
@@ -55,13 +59,9 @@ async function listenOrExit(config: Config, seed: unknown): Promise<RunningServe
     });
   } catch (error) {
     if (error instanceof SeedError) exitWith(`The seed file ${seedFile} is not valid: ${error.summary}; fix the file`);
-    // Both say in one line what is wrong and what to do.
-    if (error instanceof JournalDamageError || error instanceof LockedError) exitWith(error.message);
-    const failure = error as NodeJS.ErrnoException;
-    if (failure.syscall !== undefined && failure.syscall !== "listen" && config.dataDir !== undefined) {
-      exitWith(`Cannot use the data directory ${config.dataDir} (${failure.code ?? failure.message}); check DATA_DIR and its permissions`);
-    }
-    exitWith(describeListenError(failure, config));
+    // Each says in one line what is wrong and what to do.
+    if (error instanceof JournalDamageError || error instanceof LockedError || error instanceof DataDirError) exitWith(error.message);
+    exitWith(describeListenError(error as NodeJS.ErrnoException, config));
   }
 }
 

@@ -324,6 +324,11 @@ export const RESPONSES: Record<string, ResponseDoc> = {
     ["SHUTTING_DOWN"],
     { message: "Server is shutting down; retry on a new connection" },
   ),
+  Unavailable: errorResponse(
+    "The server is shutting down (the answer closes the connection; retry on a new connection), or the data store cannot serve requests now (`DATA_DIR`: a write could not be kept).",
+    ["SHUTTING_DOWN", "STORE_UNAVAILABLE"],
+    { message: "Server is shutting down; retry on a new connection" },
+  ),
   Unexpected: errorResponse(
     "Answers any request can get, each with its own status:",
     ["INTERNAL_ERROR", "REQUEST_TIMEOUT", "HEADERS_TOO_LARGE", "BAD_REQUEST", "EXPECTATION_FAILED"],

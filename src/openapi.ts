@@ -463,8 +463,14 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
 function customOperation(doc: CustomOperation, schemas: Record<string, Schema>): OperationDoc {
   schemas[doc.answer.name] = doc.answer.schema;
   const responses: Record<string, ResponseDoc | Ref> = { "200": json(doc.answer.description, schemaRef(doc.answer.name)) };
+  // Codes that share a status share its one response, which lists them all.
+  const byStatus = new Map<string, ErrorCode[]>();
   for (const code of doc.errors ?? []) {
-    responses[String(ERROR_CATALOGUE[code].status)] = errorResponse("This route's own error:", [code]);
+    const status = String(ERROR_CATALOGUE[code].status);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of byStatus) {
+    responses[status] = errorResponse(codes.length === 1 ? "This route's own error:" : "This route's own errors:", codes);
   }
   return { operationId: doc.operationId, summary: doc.summary, tags: [doc.tag.name], responses };
 }
@@ -507,7 +513,8 @@ function optionsOperation(path: string, tag: string): OperationDoc {
  */
 function common(responses: Record<string, ResponseDoc | Ref>, route?: ApiRoute): Record<string, ResponseDoc | Ref> {
   const all: Record<string, ResponseDoc | Ref> = { ...responses, "405": responseRef("MethodNotAllowed") };
-  if (!route?.servedWhileDraining) all["503"] = responseRef("ShuttingDown");
+  // A resource's operations also answer 503 when the data store cannot serve them.
+  if (!route?.servedWhileDraining) all["503"] = responseRef(route !== undefined && route.operation.kind !== "custom" ? "Unavailable" : "ShuttingDown");
   all.default = responseRef("Unexpected");
   return all;
 }

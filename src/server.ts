@@ -1,5 +1,5 @@
 // startServer: an isolated instance on a port, with time-outs, graceful shutdown and raw-socket errors.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { type AppOptions, createApi } from "./app.ts";
@@ -12,6 +12,7 @@ import { openJournalStore } from "./journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
 import { rawErrorResponse, send } from "./respond.ts";
 import type { Snapshot } from "./seed.ts";
+import type { Store } from "./store.ts";
 
 /** Options of startServer; every one has a default. Times are in milliseconds. */
 export type ServerOptions = Omit<AppOptions, "isDraining"> & {
@@ -95,11 +96,33 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
   const keepAliveTimeout = times.keepAliveTimeout ?? TIMEOUTS.keepAliveTimeout;
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
-  let draining = false;
-  const appOptions = { bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => draining };
+  const state = { draining: false };
+  const appOptions = { bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => state.draining };
   const data = await openData({ seed, clock, dataDir, fsync, compactBytes, logWarning, onStoreFailure });
-  const { listener: app } = createApi(appOptions, data);
   const { store } = data;
+  try {
+    const app = createApi(appOptions, data).listener;
+    return await serve(app, store, state, { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout });
+  } catch (error) {
+    // A start that fails once the data is open lets go of it, so that its directory is free for a retry.
+    await store.close();
+    throw error;
+  }
+}
+
+/** Where and how long: the settings serve needs, time-outs in milliseconds. */
+type Listening = {
+  port: number;
+  host: string;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  shutdownTimeout: number;
+};
+
+/** Listens with `app` and returns the running instance, whose close() drains it, then closes the store. */
+async function serve(app: RequestListener, store: Store, state: { draining: boolean }, settings: Listening): Promise<RunningServer> {
+  const { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout } = settings;
   const inFlight = new Map<Socket, Set<ServerResponse>>();
   const sockets = new Set<Socket>();
   const closeWhenAnswered = new WeakSet<Socket>();
@@ -140,7 +163,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         countsBytes ??= socket.bytesRead > 0;
         // Once shutdown has begun, or the connection broke behind its last request,
         // a connection that has sent its last answer goes.
-        if (draining || closeWhenAnswered.has(socket)) socket.end(() => socket.destroy());
+        if (state.draining || closeWhenAnswered.has(socket)) socket.end(() => socket.destroy());
       });
       app(request, response);
     },
@@ -178,17 +201,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     socket.end(rawErrorResponse("ROUTE_NOT_FOUND", message), () => socket.destroy());
   });
 
-  try {
-    await listen(server, port, host);
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  await listen(server, port, host);
   const address = server.address() as AddressInfo;
 
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
-    draining = true;
+    state.draining = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Idle connections have nothing to finish. Busy ones, and ones that have begun
     // to send a request, get their answer with `Connection: close`, then go.
@@ -201,7 +219,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     deadline.unref();
     await closed;
     clearTimeout(deadline);
-    // Every answer has gone, so no write is in flight: what remains is to keep the last ones and let go of the files.
+    // Then the store waits for writes still being kept (connections cut at the deadline may
+    // have left some) and lets go of its files.
     await store.close();
   };
 

@@ -186,3 +186,16 @@ test("GET /openapi.json documents its answer as an OpenAPI 3.1 document, not any
   assert.deepEqual(schema.required, ["openapi", "info", "paths", "components"]);
   assert.equal(schema.properties.openapi!.const, OPENAPI_DOCUMENT.openapi);
 });
+
+test("a 503 lists every code of its status: /readyz both of its own, a resource's operations shutdown and the store's", () => {
+  const codesOf = (response: ResponseDoc | Ref | undefined) => {
+    const resolved = response !== undefined && "$ref" in response
+      ? OPENAPI_DOCUMENT.components.responses[response.$ref.split("/").pop()!]
+      : response;
+    const schema = resolved?.content?.["application/json"]?.schema as { allOf: Array<{ properties?: { code?: { enum: string[] } } }> };
+    return schema.allOf[1]!.properties!.code!.enum;
+  };
+  assert.deepEqual(codesOf(OPENAPI_DOCUMENT.paths["/readyz"]!.get!.responses["503"]), ["SHUTTING_DOWN", "STORE_UNAVAILABLE"]);
+  assert.deepEqual(codesOf(OPENAPI_DOCUMENT.paths["/users/{id}"]!.get!.responses["503"]), ["SHUTTING_DOWN", "STORE_UNAVAILABLE"]);
+  assert.deepEqual(codesOf(OPENAPI_DOCUMENT.paths["/openapi.json"]!.get!.responses["503"]), ["SHUTTING_DOWN"]);
+});

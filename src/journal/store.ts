@@ -6,7 +6,8 @@ import { createMemoryStore, type MemoryStore } from "../memory/store.ts";
 import type { SeedRecords } from "../seed.ts";
 import { syncDirectory } from "./files.ts";
 import { type JournalStats, openJournal } from "./journal.ts";
-import { acquireLock } from "./lock.ts";
+import { JournalDamageError } from "./damage.ts";
+import { acquireLock, type Lock, LockedError } from "./lock.ts";
 import type { FsyncPolicy } from "./writer.ts";
 
 /** Options of openJournalStore. */
@@ -35,10 +36,15 @@ export type JournalStore = MemoryStore & { stats: () => JournalStats; dir: strin
  */
 export async function openJournalStore(dir: string, resources: Resources, starting: SeedRecords, options: JournalStoreOptions): Promise<JournalStore> {
   const path = resolve(dir);
-  const made = mkdirSync(path, { recursive: true });
-  // A directory just made is durable only once its own parent is synced.
-  if (made !== undefined) await syncDirectory(dirname(made));
-  const lock = acquireLock(path);
+  let lock: Lock;
+  try {
+    const made = mkdirSync(path, { recursive: true });
+    // A directory just made is durable only once its own parent is synced.
+    if (made !== undefined) await syncDirectory(dirname(made));
+    lock = acquireLock(path);
+  } catch (error) {
+    throw error instanceof LockedError ? error : new DataDirError(dir, error);
+  }
   let store: MemoryStore | undefined;
   let fresh = false;
   let failure: Error | undefined;
@@ -52,11 +58,18 @@ export async function openJournalStore(dir: string, resources: Resources, starti
       },
       capture: () => store!.capture(),
       onError: (error) => {
+        // Each journal generation reports its own failure, and a failed one fails the next: tell once.
+        if (failure !== undefined) return;
         failure = error;
+        store?.fail();
         options.onFailure(error);
       },
-      onCompactionError: (error) =>
-        options.warn(`Compacting the journal in ${path} failed (${error.message}); nothing is lost, and it is tried again as the journal grows`),
+      onCompactionError: (error) => {
+        // A compaction that failed because the journal failed is part of that one failure.
+        if (failure === undefined) {
+          options.warn(`Compacting the journal in ${path} failed (${error.message}); nothing is lost, and it is tried again as the journal grows`);
+        }
+      },
     });
     for (const warning of warnings) options.warn(warning);
     if (options.seeded && !fresh) options.warn(`${path} holds data already, so the seed was not loaded; a seed fills only a new data directory`);
@@ -80,6 +93,16 @@ export async function openJournalStore(dir: string, resources: Resources, starti
     };
   } catch (error) {
     lock.release();
-    throw error;
+    throw error instanceof JournalDamageError ? error : new DataDirError(dir, error);
+  }
+}
+
+/** A data directory that cannot be used: made, locked, read or written. One line, with the system's code. */
+export class DataDirError extends Error {
+  constructor(dir: string, cause: unknown) {
+    // Deno refuses a write without --allow-write with an error that has a name but no code.
+    const reason = (cause as NodeJS.ErrnoException).code ?? (cause as Error).name;
+    super(`Cannot use the data directory ${dir} (${reason}); check DATA_DIR and its permissions`, { cause });
+    this.name = "DataDirError";
   }
 }

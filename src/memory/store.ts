@@ -21,8 +21,6 @@ export type MemoryStoreOptions = {
    * answered at once and kept only in memory.
    */
   keep?: (entry: JournalEntry) => Promise<void>;
-  /** Told when keeping a write failed: the store answers 503 from then on. */
-  onKeepFailed?: (error: Error) => void;
 };
 
 /** The memory store, with what a journal needs of it: its state, captured at once. */
@@ -31,6 +29,8 @@ export type MemoryStore = Store & {
   capture: () => DataState;
   /** The id the next record of a collection gets unless the client chooses one. */
   nextId: (name: CollectionName) => number;
+  /** Stops serving: what `keep` made durable may now lag behind memory, so every request for data gets 503. */
+  fail: () => void;
 };
 
 /** One collection and its links: the index of its records by parent, and its children's parts. */
@@ -50,7 +50,7 @@ type Part = {
  * being kept waits for them, so that no answer shows what a crash could still take back.
  */
 export function createMemoryStore(resources: Record<CollectionName, Resource>, options: MemoryStoreOptions): MemoryStore {
-  const { starting, restored, keep, onKeepFailed } = options;
+  const { starting, restored, keep } = options;
   const epoch = restored?.epoch ?? newEpoch();
   const parts = new Map<CollectionName, Part>();
   for (const name of COLLECTIONS) {
@@ -72,24 +72,35 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
   let unkept: Promise<void> | undefined;
   let failed = false;
   const unavailable = (): never => {
-    throw new HttpError("STORE_UNAVAILABLE", "The data could not be saved to disk, so this instance answers no more requests for data; restart it");
+    throw new HttpError(
+      "STORE_UNAVAILABLE",
+      "The data could not be saved to disk, so this instance answers no more requests for data, and a write answered so may or may not have been kept; restart it and read before retrying",
+    );
+  };
+  const refused = <T>(): Promise<T> => new Promise<T>(unavailable);
+  const fail = () => {
+    failed = true;
   };
   const kept = <T>(entry: JournalEntry, value: T): Promise<T> => {
-    const promise = keep!(entry);
+    let promise: Promise<void>;
+    try {
+      promise = keep!(entry);
+    } catch {
+      // Applied in memory but not journaled: memory is now ahead of the disk.
+      fail();
+      return refused();
+    }
     unkept = promise;
-    promise.then(
-      () => {
-        if (unkept === promise) unkept = undefined;
-      },
-      (error: Error) => {
-        if (!failed) onKeepFailed?.(error);
-        failed = true;
-      },
-    );
+    promise.then(() => {
+      if (unkept === promise) unkept = undefined;
+    }, fail);
     return promise.then(() => value, unavailable);
   };
   // A read, or a write refused, while writes are being kept: answered once they are.
-  const afterKept = <T>(value: T): T | Promise<T> => (unkept === undefined ? value : unkept.then(() => value, unavailable));
+  const afterKept = <T>(value: T): T | Promise<T> => {
+    if (failed) unavailable();
+    return unkept === undefined ? value : unkept.then(() => value, unavailable);
+  };
   const refuseAfterKept = (error: unknown): Promise<never> => {
     if (unkept === undefined) throw error;
     return unkept.then(() => {
@@ -113,41 +124,44 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
     collections.set(name, {
       read: (id) => afterKept(records.readView(id)),
       list: (list, parentId) => afterKept(listOf(part, list, parentId)),
+      // Only `decide` may refuse; what follows it applies the change and cannot.
       create: ({ parentId, chosenId, decide }) => {
         if (failed) unavailable();
+        const parentFound = parent === undefined || parent.records.has(parentId!);
+        const id = chosenId ?? records.nextId();
+        let record: StoredRecord;
         try {
-          const parentFound = parent === undefined || parent.records.has(parentId!);
-          const id = chosenId ?? records.nextId();
-          const record = decide({ parentFound, listTag, id, taken: records.has(id) });
-          records.insert(record);
-          index?.add(parentId!, record.id);
-          return written(record);
+          record = decide({ parentFound, listTag, id, taken: records.has(id) });
         } catch (error) {
           return refuseAfterKept(error);
         }
+        records.insert(record);
+        index?.add(parentId!, record.id);
+        return written(record);
       },
       replace: (id, decide) => {
         if (failed) unavailable();
+        let record: StoredRecord;
         try {
-          const record = decide(current(id));
-          records.replace(record);
-          return written(record);
+          record = decide(current(id));
         } catch (error) {
           return refuseAfterKept(error);
         }
+        records.replace(record);
+        return written(record);
       },
       remove: (id, decide) => {
         if (failed) unavailable();
+        const held = current(id);
         try {
-          const held = current(id);
           decide(held);
-          if (index !== undefined) index.remove(held!.record[part.resource.parent!.key] as number, id);
-          const effects = keep === undefined ? undefined : [];
-          removeTree(part, id, effects);
-          return effects === undefined ? undefined : kept({ effects }, undefined);
         } catch (error) {
           return refuseAfterKept(error);
         }
+        if (index !== undefined) index.remove(held!.record[part.resource.parent!.key] as number, id);
+        const effects = keep === undefined ? undefined : [];
+        removeTree(part, id, effects);
+        return effects === undefined ? undefined : kept({ effects }, undefined);
       },
     });
   }
@@ -166,12 +180,13 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
       if (effects !== undefined) await kept({ effects }, undefined);
     },
     snapshot: async () => {
-      await afterKept(undefined);
+      // Copied first, then answered once what it holds is kept: later writes are not in it.
       const copy = {} as Record<string, unknown>;
       for (const [name, part] of parts) copy[name] = structuredClone(part.records.page(0, Infinity));
-      return copy as Snapshot;
+      return afterKept(copy as Snapshot);
     },
     ready: () => !failed,
+    fail,
     close: async () => {
       await unkept?.catch(() => undefined);
     },

@@ -69,7 +69,8 @@ test("on node, embedded with startServer, a write that cannot be kept is answere
   assert.equal(read.status, 503);
   assert.deepEqual(read.body, {
     code: "STORE_UNAVAILABLE",
-    message: "The data could not be saved to disk, so this instance answers no more requests for data; restart it",
+    message:
+      "The data could not be saved to disk, so this instance answers no more requests for data, and a write answered so may or may not have been kept; restart it and read before retrying",
   });
   assert.equal((await call(`${url}/readyz`)).status, 503);
   assert.equal((await call(`${url}/healthz`)).status, 200);

@@ -108,3 +108,22 @@ test("startServer refuses journal options without dataDir, and bad values of the
     await assert.rejects(startServer(options as never), { name: "TypeError", message }, JSON.stringify(options));
   }
 });
+
+test("a start that fails once the data directory is open lets go of it: a retry in the same process succeeds", async (t) => {
+  const dir = tempDir(t);
+  await assert.rejects(startServer({ dataDir: dir, corsOrigins: ["not an origin"] }), { name: "TypeError" });
+  await assert.rejects(startServer({ dataDir: dir, requestTimeout: -5 }));
+  assert.equal(existsSync(join(dir, "lock")), false);
+  const api = await startServer({ dataDir: dir });
+  t.after(() => api.close());
+  assert.equal((await call(`${api.url}/users`)).status, 200);
+});
+
+test("a directory that cannot be made is a DataDirError with one line naming it and the system's code", async (t) => {
+  const file = join(tempDir(t), "file");
+  writeFileSync(file, "");
+  await assert.rejects(startServer({ dataDir: join(file, "data") }), {
+    name: "DataDirError",
+    message: `Cannot use the data directory ${join(file, "data")} (ENOTDIR); check DATA_DIR and its permissions`,
+  });
+});

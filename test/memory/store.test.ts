@@ -28,9 +28,8 @@ function manualKeep() {
 function journaled(seed?: Seed) {
   const { resources, starting } = defineData({ seed, clock: () => new Date(AT) });
   const hook = manualKeep();
-  const failures: Error[] = [];
-  const store = createMemoryStore(resources, { starting, keep: hook.keep, onKeepFailed: (error) => failures.push(error) });
-  return { resources, store, failures, ...hook };
+  const store = createMemoryStore(resources, { starting, keep: hook.keep });
+  return { resources, store, ...hook };
 }
 
 /** Whether a promise has settled, after the microtasks queued so far have run. */
@@ -144,7 +143,7 @@ test("reset is one entry that clears each collection and puts back the starting 
 });
 
 test("a write that cannot be kept is answered 503, and from then on the store answers 503 and is not ready", async () => {
-  const { resources, store, pending, failures } = journaled();
+  const { resources, store, pending } = journaled();
   const users = store.collection("users");
   const lost = createRecord(resources.users, users, { name: "C", email: "c@example.com" });
   const read = users.read(1);
@@ -154,11 +153,10 @@ test("a write that cannot be kept is answered 503, and from then on the store an
   await assert.rejects(Promise.resolve(lost), unavailable);
   await assert.rejects(Promise.resolve(read), unavailable);
   assert.equal(store.ready(), false);
-  assert.deepEqual(failures.map((error) => error.message), ["EIO: i/o error, fdatasync"]);
   assert.throws(() => createRecord(resources.users, users, { name: "D", email: "d@example.com" }), unavailable);
   assert.throws(() => updateRecord(resources.users, users, 1, { name: "D" }), unavailable);
   assert.throws(() => deleteRecord(resources.users, users, 1), unavailable);
-  await assert.rejects(Promise.resolve(users.read(1)), unavailable);
+  assert.throws(() => users.read(1), unavailable);
   await assert.rejects(store.reset(), unavailable);
   // close still resolves: there is nothing more it could keep.
   await store.close();
@@ -181,4 +179,40 @@ test("capture and restore keep records, versions, revisions, highest ids and the
   // The sequence never gives 3 again, although post 3 is gone.
   assert.equal(now(createRecord(resources.posts, again, { title: "D", body: "x" })).record.id, 4);
   assert.equal(second.nextId("users"), 3);
+});
+
+test("fail() stops the store at once: reads, lists and writes get 503, and it is not ready", async () => {
+  const { resources, store } = journaled();
+  const users = store.collection("users");
+  store.fail();
+  assert.equal(store.ready(), false);
+  const unavailable = { code: "STORE_UNAVAILABLE", status: 503 };
+  assert.throws(() => users.read(1), unavailable);
+  assert.throws(() => users.list(ALL), unavailable);
+  assert.throws(() => createRecord(resources.users, users, { name: "C", email: "c@example.com" }), unavailable);
+  await assert.rejects(store.snapshot(), unavailable);
+});
+
+test("snapshot() copies at once and answers once what it holds is kept: a write made after the call is not in it", async () => {
+  const { resources, store, pending } = journaled();
+  const users = store.collection("users");
+  void createRecord(resources.users, users, { name: "C", email: "c@example.com" });
+  const snapshot = store.snapshot();
+  void createRecord(resources.users, users, { name: "D", email: "d@example.com" });
+  assert.equal(await settled(snapshot), false);
+  pending[0]!.resolve();
+  assert.deepEqual((await snapshot).users.map((user) => user.id), [1, 2, 3]);
+});
+
+test("a keep hook that throws instead of returning a promise fails the store: the write is answered 503, not 500", async () => {
+  const { resources, starting } = defineData();
+  const store = createMemoryStore(resources, {
+    starting,
+    keep: () => {
+      throw new TypeError("cannot encode");
+    },
+  });
+  const answer = createRecord(resources.users, store.collection("users"), { name: "C", email: "c@example.com" });
+  await assert.rejects(Promise.resolve(answer), { code: "STORE_UNAVAILABLE" });
+  assert.equal(store.ready(), false);
 });
