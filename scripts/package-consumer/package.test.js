@@ -57,7 +57,12 @@ test("createApp, mounted in a node:http server of one's own, serves its seed", a
 
 test("startServer with dataDir keeps a create across a restart, and refuses a second instance on the directory", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "consumer-data-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  let second;
+  // Hooks run in the order they are added: the server closes before its directory goes.
+  t.after(async () => {
+    await second?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
   const first = await startServer({ port: 0, dataDir: dir });
   const created = await fetch(`${first.url}/users`, {
     method: "POST",
@@ -67,7 +72,6 @@ test("startServer with dataDir keeps a create across a restart, and refuses a se
   assert.equal(created.status, 201);
   await assert.rejects(startServer({ port: 0, dataDir: dir }), LockedError);
   await first.close();
-  const second = await startServer({ port: 0, dataDir: dir });
-  t.after(() => second.close());
+  second = await startServer({ port: 0, dataDir: dir });
   assert.deepEqual(await get(`${second.url}/users/7`), { status: 200, body: NEW_USER });
 });

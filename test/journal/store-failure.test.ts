@@ -2,17 +2,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+
 import { test } from "node:test";
 import { call } from "../support/http.ts";
+import { closeFirst, tempDir } from "../support/temp.ts";
 import { createInterface } from "node:readline";
 import { processEnv, readListeningUrl, ROOT, spawnTarget } from "../support/target.ts";
 
 test("on node, a journal write refused by the system ends the server with exit code 1 and one line; a restart serves every write answered 201", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "store-failure-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, "store-failure-");
   // 2 KiB: the first snapshot (about 600 bytes) fits, and the journal fills after a dozen posts.
   // Node ignores SIGXFSZ, so the write past the limit fails with EFBIG instead of killing the process.
   const child = spawn("bash", ["-c", 'ulimit -f 2 && exec "$0" --import tsx src/main.ts', process.execPath], {
@@ -41,20 +39,19 @@ test("on node, a journal write refused by the system ends the server with exit c
   assert.ok(answered.length >= 5, `only ${answered.length} posts were answered before the limit`);
 
   const again = await spawnTarget(process.execPath, ["--import", "tsx", "src/main.ts"], { DATA_DIR: dir });
-  t.after(() => again.close());
+  closeFirst(t, () => again.close());
   const held = ((await call(`${again.url}/posts`)).body as Array<{ id: number }>).map((post) => post.id);
   for (const id of answered) assert.ok(held.includes(id), `post ${id} was answered 201 but is lost`);
 });
 
 test("on node, embedded with startServer, a write that cannot be kept is answered 503 STORE_UNAVAILABLE, then every request for data and /readyz too, and close() still resolves", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "store-failure-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, "store-failure-");
   const child = spawn("bash", ["-c", 'ulimit -f 2 && exec "$0" --import tsx test/journal/embedded-child.ts', process.execPath], {
     cwd: ROOT,
     env: processEnv({ DATA_DIR: dir }),
     stdio: ["pipe", "pipe", "inherit"],
   });
-  t.after(() => child.kill("SIGKILL"));
+  closeFirst(t, () => child.kill("SIGKILL"));
   const url = await readListeningUrl(child);
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   let refused: Awaited<ReturnType<typeof call>> | undefined;

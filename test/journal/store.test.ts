@@ -1,7 +1,6 @@
 // White-box tests of src/journal/store.ts and startServer's dataDir: a directory made, locked, loaded, and kept across reopenings.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { defineData } from "../../src/dataset.ts";
@@ -10,15 +9,11 @@ import { openJournalStore } from "../../src/journal/store.ts";
 import { createRecord } from "../../src/resource.ts";
 import { startServer } from "../../src/server.ts";
 import { call } from "../support/http.ts";
+import { closeFirst, tempDir } from "../support/temp.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
 const SEED = { users: [{ id: 7, name: "Eve", email: "eve@example.com" }] };
 
-function tempDir(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), "journal-store-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 async function open(dir: string, options: { seed?: typeof SEED; warnings?: string[] } = {}) {
   const { resources, starting } = defineData({ seed: options.seed, clock: () => new Date(AT) });
@@ -87,7 +82,7 @@ test("startServer with dataDir serves the data kept there after a restart, with 
   assert.equal(created.status, 201);
   await first.close();
   const second = await startServer({ dataDir: dir, fsync: "interval", compactBytes: 1 << 20 });
-  t.after(() => second.close());
+  closeFirst(t, () => second.close());
   const read = await call(`${second.url}/posts/1`);
   assert.deepEqual(read.body, { id: 1, title: "T", body: "B", createdAt: AT });
   assert.equal(read.headers.get("etag"), created.headers.get("etag"));
@@ -115,7 +110,7 @@ test("a start that fails once the data directory is open lets go of it: a retry 
   await assert.rejects(startServer({ dataDir: dir, requestTimeout: -5 }));
   assert.equal(existsSync(join(dir, "lock")), false);
   const api = await startServer({ dataDir: dir });
-  t.after(() => api.close());
+  closeFirst(t, () => api.close());
   assert.equal((await call(`${api.url}/users`)).status, 200);
 });
 

@@ -1,21 +1,16 @@
 // Black-box tests of DATA_DIR at start-up on a process: what it refuses with exit 1 and one line, and what it recovers from with one warning.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { call } from "../support/http.ts";
+import { closeFirst, tempDir } from "../support/temp.ts";
 import { processMode, runToExit } from "../support/process.ts";
 import { processEnv, readListeningUrl, serverCommand } from "../support/target.ts";
 
 const PROCESS = processMode();
 
-function tempDir(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), "data-dir-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /** Starts the server on `dir`, collecting stderr; resolves once it listens. */
 async function start(dir: string) {
@@ -97,7 +92,7 @@ test(`on ${PROCESS}, a torn last entry and a lock left by a dead process: start-
   // No process has pid 2^22 + 1: above Linux's highest pid.
   writeFileSync(join(dir, "lock"), "4194305 gone\n");
   const server = await start(dir);
-  t.after(() => server.stop());
+  closeFirst(t, () => server.stop());
   assert.equal(((await call(`${server.url}/posts`)).body as unknown[]).length, 2);
   assert.equal(server.stderr(), `${journal}: dropped a torn last entry at byte ${size} (${torn.length} bytes), left by a crash mid-append\n`);
   assert.equal(readFileSync(journal).length, size, "the torn entry is cut off");
