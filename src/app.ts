@@ -8,7 +8,11 @@ import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.ts";
 import { parseId } from "./ids.ts";
 import { clip } from "./input.ts";
 import { lingerOnClose } from "./linger.ts";
-import { INTERNAL_ERROR_REPLY, type Reply, send } from "./respond.ts";
+import { createLogger, LOG_FORMATS, type Logger, type LogFormat } from "./log.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+import { requestIdOf } from "./request-id.ts";
+import { metricsRoutes } from "./resources/metrics.ts";
+import { internalErrorReply, type Reply, send } from "./respond.ts";
 import { resourceRoutes } from "./resource.ts";
 import { healthRoutes } from "./resources/health.ts";
 import { openApiRoutes } from "./resources/openapi.ts";
@@ -29,8 +33,15 @@ export type AppOptions = {
   corsOrigins?: CorsOrigins;
   /** Whether shutdown has begun: new requests then get 503 and `Connection: close`. */
   isDraining?: () => boolean;
-  /** Where an unexpected error goes; stderr by default. */
-  logError?: (error: unknown, requestLine: string) => void;
+  /** Where an unexpected error goes, with the request's id; stderr by default, in `logFormat`. */
+  logError?: (error: unknown, requestLine: string, requestId: string) => void;
+  /**
+   * The access log, one line per answered request on stdout: `json`, `text`, or `off` (the
+   * default, so that an app embedded in a test stays quiet). Errors go to stderr in this format.
+   */
+  logFormat?: LogFormat;
+  /** Whether `GET /metrics` serves the instance's metrics (Prometheus text format); true by default. */
+  metrics?: boolean;
   /** The records to start with instead of the two seeded users; checked by the API's rules (throws a SeedError). */
   seed?: Seed;
   /** Where `createdAt` comes from, so a test can fix it; the current time by default. */
@@ -43,15 +54,21 @@ const APP_OPTIONS: Record<keyof AppOptions, true> = {
   corsOrigins: true,
   isDraining: true,
   logError: true,
+  logFormat: true,
+  metrics: true,
   seed: true,
   clock: true,
 };
 
-/** The whole API's route table, over a data set: a fresh one in memory by default. */
-export function apiRoutes(isDraining: () => boolean = never, data: DataSet = createDataSet()): ApiRoute[] {
+/**
+ * The whole API's route table, over a data set (a fresh one in memory by default), with
+ * `GET /metrics` serving `metrics` (the data's by default), or without it for null.
+ */
+export function apiRoutes(isDraining: () => boolean = never, data: DataSet = createDataSet(), metrics: Metrics | null = recordMetrics(data)): ApiRoute[] {
   const { resources, store } = data;
   return [
     ...healthRoutes(isDraining, store.ready),
+    ...(metrics === null ? [] : metricsRoutes(metrics)),
     ...openApiRoutes(openApiText),
     ...COLLECTIONS.flatMap((name) => resourceRoutes(resources[name], store.collection(name))),
   ];
@@ -61,6 +78,11 @@ export function apiRoutes(isDraining: () => boolean = never, data: DataSet = cre
 export function openApiDocument(): OpenApiDocument {
   const data = createDataSet();
   return buildOpenApiDocument(apiRoutes(never, data), data.store.nextId);
+}
+
+/** The metrics of an instance over `data`: its records counted by the store at each scrape. */
+export function recordMetrics(data: DataSet): Metrics {
+  return createMetrics({ records: data.store.counts });
 }
 
 let documentText: string | undefined;
@@ -79,23 +101,71 @@ export function createApp(options: AppOptions = {}): RequestListener {
   return createApi(options).listener;
 }
 
+/** What startServer hands createApi beyond the app's options: the log and the metrics it shares with the server. */
+export type Observers = { logger: Logger; metrics: Metrics | undefined };
+
+/** The API as createApi makes it: the listener, its data, and how to answer a request refused before routing. */
+export type Api = Handlers & { data: DataSet };
+
 /**
  * The API as a request listener together with its data set, whose store startServer
- * offers (reset, snapshot) and closes; `data` is a fresh memory data set by default.
+ * offers (reset, snapshot) and closes; `data` is a fresh memory data set by default, and
+ * the log and the metrics are made from the options unless given.
  */
-export function createApi(options: AppOptions = {}, data?: DataSet): { listener: RequestListener; data: DataSet } {
+export function createApi(options: AppOptions = {}, data?: DataSet, observers?: Observers): Api {
   refuseUnknownOptions(options, APP_OPTIONS, "createApp");
-  const { seed, clock, ...listenerOptions } = options;
+  const { seed, clock, logFormat = "off", metrics: metricsOn = true, ...listenerOptions } = options;
   data ??= createDataSet({ seed, clock });
-  const routes = apiRoutes(options.isDraining ?? never, data);
-  // Liveness and readiness keep answering during shutdown; everything else gets 503.
+  const logger = observers?.logger ?? createLogger(checkLogFormat(logFormat));
+  const metrics = observers !== undefined ? observers.metrics : metricsOn ? recordMetrics(data) : undefined;
+  const routes = apiRoutes(options.isDraining ?? never, data, metrics ?? null);
+  // Liveness, readiness and metrics keep answering during shutdown; everything else gets 503.
   const servedWhileDraining = new Set(routes.filter((route) => route.servedWhileDraining).map((route) => route.handler));
-  const listener = createListener(routes, { ...listenerOptions, servedWhileDraining });
-  return { listener, data };
+  const handlers = createHandlers(routes, { ...listenerOptions, servedWhileDraining, logger, metrics });
+  return { ...handlers, data };
 }
 
-/** Options of createListener: the app's, but for its data, and the handlers still served during shutdown. */
-export type ListenerOptions = Omit<AppOptions, "seed" | "clock"> & { servedWhileDraining?: ReadonlySet<Handler> };
+/** A log format as given, or a TypeError naming the ones there are. */
+export function checkLogFormat(format: LogFormat): LogFormat {
+  if (!LOG_FORMATS.includes(format)) throw new TypeError(`logFormat must be ${LOG_FORMATS.join(", ")}`);
+  return format;
+}
+
+/**
+ * Options of createListener: the app's, but for its data, the handlers still served during
+ * shutdown, and the log and metrics requests are told to.
+ */
+export type ListenerOptions = Omit<AppOptions, "seed" | "clock" | "logFormat" | "metrics"> & {
+  servedWhileDraining?: ReadonlySet<Handler>;
+  logger?: Logger;
+  metrics?: Metrics;
+};
+
+/**
+ * A listener, and how to answer with an error, closing the connection, a request the server
+ * refuses before it reaches the listener (an `Expect` it cannot meet, whose body is never read).
+ */
+export type Handlers = {
+  listener: RequestListener;
+  refuse: (request: IncomingMessage, response: ServerResponse, error: HttpError) => void;
+};
+
+/**
+ * One request on its way to its answer. It carries what the answer, the access line and
+ * the metrics need, so the functions that serve it are made once, not once per request.
+ */
+type Exchange = {
+  request: IncomingMessage;
+  response: ServerResponse;
+  /** performance.now() when the request arrived. */
+  started: number;
+  /** Its id: a sane incoming `X-Request-Id`, or a new one. */
+  id: string;
+  /** The pattern of the route that matched, for the metrics; `none` until one does. */
+  route: string;
+  /** Whether the answer closes the connection whatever else holds: a request refused before routing. */
+  close: boolean;
+};
 
 const NO_BODY = Object.freeze({});
 const NO_QUERY = new URLSearchParams();
@@ -107,11 +177,21 @@ const NO_QUERY = new URLSearchParams();
  * server goes on serving.
  */
 export function createListener(routes: readonly Route<Handler>[], options: ListenerOptions = {}): RequestListener {
+  return createHandlers(routes, options).listener;
+}
+
+/** createListener's work: the listener, and the refusal of a request before routing, which shares its log and metrics. */
+function createHandlers(routes: readonly Route<Handler>[], options: ListenerOptions): Handlers {
   const match = createRouter(routes);
   const readOptions = { limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT };
   const readPatchOptions = { ...readOptions, patch: true };
   const isDraining = options.isDraining ?? never;
-  const logError = options.logError ?? logToStderr;
+  const logger = options.logger ?? createLogger("off");
+  const logError =
+    options.logError ??
+    ((error: unknown, requestLine: string, requestId: string) => logger.error(`Unexpected error while answering ${requestLine}`, requestId, error));
+  const metrics = options.metrics;
+  const accessLog = logger.format !== "off";
   const servedWhileDraining = options.servedWhileDraining ?? new Set();
   const cors = createCorsPolicy(options.corsOrigins ?? "*");
   // The request each connection is still answering. HTTP/1.1 answers pipelined
@@ -122,7 +202,8 @@ export function createListener(routes: readonly Route<Handler>[], options: Liste
   // answer and fail are made once here, not once per request: what a request needs
   // travels in their arguments, so serving a request builds no closures but the
   // two a body read needs (3% less CPU time for `GET /users/1`, bench/in-memory.mjs).
-  function answer(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
+  function answer(exchange: Exchange, reply: Reply): void {
+    const { request, response } = exchange;
     // Contract 7: during shutdown every answer closes its connection. An answer
     // sent before the whole body arrived also closes it, so no client can make
     // the server go on reading a body it has already refused.
@@ -131,47 +212,66 @@ export function createListener(routes: readonly Route<Handler>[], options: Liste
     // Every answer, errors included, carries the CORS headers of the request's origin;
     // here, where every answer passes, a request without Origin costs one header lookup.
     const headers = cors?.headersFor(request.headers.origin);
-    send(response, reply, { head: request.method === "HEAD", close: unread || isDraining(), headers });
+    const bytes = send(response, reply, { head: request.method === "HEAD", close: unread || exchange.close || isDraining(), headers, requestId: exchange.id });
+    if (bytes < 0) return gone(exchange);
+    const milliseconds = performance.now() - exchange.started;
+    const method = request.method ?? "GET";
+    metrics?.answered(method, exchange.route, reply.status, milliseconds);
+    if (accessLog) {
+      const path = request.url ?? "/";
+      logger.access({ method, path, status: reply.status, bytes, milliseconds, requestId: exchange.id, remote: request.socket.remoteAddress });
+    }
   }
 
-  function fail(request: IncomingMessage, response: ServerResponse, error: unknown): void {
+  /** A request that will get no answer: its client hung up, or its answer broke off. */
+  function gone(_exchange: Exchange): void {
+    metrics?.abandoned();
+  }
+
+  function fail(exchange: Exchange, error: unknown): void {
     if (error instanceof HttpError) {
-      answer(request, response, error.toReply());
+      answer(exchange, error.toReply());
     } else if (error instanceof ClientGoneError) {
       // The client hung up mid-body: there is no one left to answer.
+      gone(exchange);
     } else {
+      const { request, response } = exchange;
       try {
-        logError(error, `${request.method ?? "GET"} ${request.url ?? "/"}`);
+        logError(error, `${request.method ?? "GET"} ${request.url ?? "/"}`, exchange.id);
       } catch {
         // A failing logger must not turn one failed request into a crashed process.
       }
-      if (response.headersSent) response.destroy();
-      else answer(request, response, INTERNAL_ERROR_REPLY);
+      if (response.headersSent) {
+        response.destroy();
+        gone(exchange);
+      } else answer(exchange, internalErrorReply(exchange.id));
     }
   }
 
   /** Sends a reply now, or once a store that answers later has answered. */
-  function deliver(request: IncomingMessage, response: ServerResponse, reply: Awaitable<Reply>): Promise<void> | void {
-    if (!(reply instanceof Promise)) return answer(request, response, reply);
+  function deliver(exchange: Exchange, reply: Awaitable<Reply>): Promise<void> | void {
+    if (!(reply instanceof Promise)) return answer(exchange, reply);
     return reply.then(
-      (value) => answer(request, response, value),
-      (error: unknown) => fail(request, response, error),
+      (value) => answer(exchange, value),
+      (error: unknown) => fail(exchange, error),
     );
   }
 
   /** Answers one request; returns a promise while its body is still being read, or while the store has not answered. */
-  function handle(request: IncomingMessage, response: ServerResponse): Promise<void> | void {
+  function handle(exchange: Exchange): Promise<void> | void {
+    const { request } = exchange;
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
 
     const found = match(method, url);
     if (found.kind === "not-found") {
       const error = new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url, { keepSlash: true }))}`);
-      return fail(request, response, error);
+      return fail(exchange, error);
     }
+    exchange.route = found.pattern;
     if (isDraining() && (found.kind !== "found" || !servedWhileDraining.has(found.handler))) {
       const error = new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection");
-      return fail(request, response, error);
+      return fail(exchange, error);
     }
     if (found.kind === "options") {
       // A CORS preflight (Fetch standard, section 3.2.2) from an allowed origin also
@@ -183,13 +283,13 @@ export function createListener(routes: readonly Route<Handler>[], options: Liste
         request.headers["access-control-request-method"] !== undefined &&
         cors.allows(origin);
       const headers = preflight ? preflightHeaders(found.allow) : { allow: found.allow };
-      return answer(request, response, { status: 204, headers });
+      return answer(exchange, { status: 204, headers });
     }
     if (found.kind === "method-not-allowed") {
       const error = new HttpError("METHOD_NOT_ALLOWED", `Method ${clip(method)} is not allowed here; use ${found.allow}`, {
         headers: { allow: found.allow },
       });
-      return fail(request, response, error);
+      return fail(exchange, error);
     }
 
     try {
@@ -202,26 +302,40 @@ export function createListener(routes: readonly Route<Handler>[], options: Liste
       const headers = request.headers;
       if (method === "POST" || method === "PUT" || method === "PATCH") {
         return readJson(request, method === "PATCH" ? readPatchOptions : readOptions)
-          .then((body) => deliver(request, response, handler({ params, query, body, headers })))
-          .catch((error: unknown) => fail(request, response, error));
+          .then((body) => deliver(exchange, handler({ params, query, body, headers })))
+          .catch((error: unknown) => fail(exchange, error));
       }
-      return deliver(request, response, handler({ params, query, body: NO_BODY, headers }));
+      return deliver(exchange, handler({ params, query, body: NO_BODY, headers }));
     } catch (error) {
-      fail(request, response, error);
+      fail(exchange, error);
     }
   }
 
-  return function listener(request, response) {
+  function arrive(request: IncomingMessage, response: ServerResponse): Exchange {
+    metrics?.arrived();
+    return { request, response, started: performance.now(), id: requestIdOf(request.headers["x-request-id"]), route: "none", close: false };
+  }
+
+  function listener(request: IncomingMessage, response: ServerResponse): void {
+    const exchange = arrive(request, response);
     const connection = request.socket;
     const before = answering.get(connection);
     // The common case, nothing pending on this connection, runs at once.
-    const pending = before === undefined ? handle(request, response) : before.then(() => handle(request, response));
+    const pending = before === undefined ? handle(exchange) : before.then(() => handle(exchange));
     if (!(pending instanceof Promise)) return;
     answering.set(connection, pending);
     pending.then(() => {
       if (answering.get(connection) === pending) answering.delete(connection);
     });
-  };
+  }
+
+  function refuse(request: IncomingMessage, response: ServerResponse, error: HttpError): void {
+    const exchange = arrive(request, response);
+    exchange.close = true;
+    fail(exchange, error);
+  }
+
+  return { listener, refuse };
 }
 
 /** Whether the request announced a body (a non-zero length, or chunked). */
@@ -232,8 +346,4 @@ function hasBody(request: IncomingMessage): boolean {
 
 function never(): boolean {
   return false;
-}
-
-function logToStderr(error: unknown, requestLine: string): void {
-  console.error(`Unexpected error while answering ${requestLine}:`, error);
 }

@@ -6,6 +6,7 @@ import { type CorsOrigins, normaliseOrigin } from "./cors.ts";
 import { parseWholeNumber } from "./input.ts";
 import { DEFAULT_COMPACT_BYTES } from "./journal/journal.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
+import { LOG_FORMATS, type LogFormat } from "./log.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
 export type Config = {
@@ -26,6 +27,10 @@ export type Config = {
   fsync: FsyncPolicy;
   /** The journal length that starts a compaction (with `dataDir`). */
   compactBytes: number;
+  /** The access log's format on stdout, and that of errors and notices on stderr. */
+  logFormat: LogFormat;
+  /** Whether `GET /metrics` is served. */
+  metrics: boolean;
 };
 
 /** A flag or environment variable with a value the server cannot use; the message says what to set. */
@@ -166,6 +171,23 @@ export const SETTINGS: readonly Setting[] = [
     shown: String(DEFAULT_COMPACT_BYTES),
     meaning: "With `DATA_DIR`: the journal's length in bytes (64 MiB by default) past which it is compacted into a snapshot, while requests go on.",
     read: wholeNumber(DEFAULT_COMPACT_BYTES, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+  },
+  {
+    key: "logFormat",
+    variable: "LOG_FORMAT",
+    flag: "--log-format",
+    shown: "text",
+    meaning:
+      "The access log, one line per answered request on stdout: `text` for a person, `json` for a log collector (one object a line), or `off`. Errors go to stderr in the same format (as text with `off`). The container image sets `json`.",
+    read: oneOf(LOG_FORMATS, "text"),
+  },
+  {
+    key: "metrics",
+    variable: "METRICS",
+    flag: "--metrics",
+    shown: "on",
+    meaning: "`on` serves `GET /metrics` in the Prometheus text format; `off` answers it 404 like any unknown path.",
+    read: (text, source) => oneOf(["on", "off"] as const, "on")(text, source) === "on",
   },
 ];
 
@@ -311,10 +333,17 @@ function readCorsOrigins(text: string | undefined, source: string): CorsOrigins 
 }
 
 function readFsync(text: string | undefined, source: string): FsyncPolicy {
-  if (text === undefined) return "always";
-  const policy = FSYNC_POLICIES.find((name) => name === text.toLowerCase());
-  if (policy === undefined) throw new ConfigError(`${source} must be ${FSYNC_POLICIES.join(" or ")}, not "${text.slice(0, 40)}"`);
-  return policy;
+  return oneOf(FSYNC_POLICIES, "always")(text, source);
+}
+
+/** A reader of one of some names, in any case; `fallback` when unset. */
+function oneOf<T extends string>(names: readonly T[], fallback: T): (text: string | undefined, source: string) => T {
+  return (text, source) => {
+    if (text === undefined) return fallback;
+    const name = names.find((candidate) => candidate === text.toLowerCase());
+    if (name === undefined) throw new ConfigError(`${source} must be ${names.slice(0, -1).join(", ")} or ${names.at(-1)}, not "${text.slice(0, 40)}"`);
+    return name;
+  };
 }
 
 function readHost(text: string | undefined, source: string): string {

@@ -7,7 +7,7 @@ export type CorsOrigins = "*" | "off" | readonly string[];
 export const CORS_ALLOW_HEADERS = "Content-Type, If-Match, If-None-Match, X-Request-Id";
 
 /** The answer headers a page may read beyond the safelisted ones (contract 10). */
-export const CORS_EXPOSE_HEADERS = "X-Total-Count, Location, ETag, Link";
+export const CORS_EXPOSE_HEADERS = "X-Total-Count, Location, ETag, Link, X-Request-Id";
 
 /**
  * How long a browser may reuse a preflight, in seconds. Ten minutes, not Chromium's

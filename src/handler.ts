@@ -31,8 +31,8 @@ export type CustomOperation = {
   summary: string;
   /** The tag that groups it in the document, and what the tag holds. */
   tag: { name: string; description: string };
-  /** The 200 answer: what it means, and its body's schema under a component name. */
-  answer: { description: string; name: string; schema: Schema };
+  /** The 200 answer: what it means, its body's media type (JSON unless said), and its schema under a component name. */
+  answer: { description: string; name: string; schema: Schema; mediaType?: string };
   /** The codes the route itself answers with, beyond those every route can get. */
   errors?: ErrorCode[];
 };

@@ -5,6 +5,7 @@ import { type Config, ConfigError, helpText, readConfig, readFlags, readSeedFile
 import { JournalDamageError } from "./journal/damage.ts";
 import { LockedError } from "./journal/lock.ts";
 import { DataDirError } from "./journal/store.ts";
+import { createLogger } from "./log.ts";
 import { type Seed, SeedError } from "./seed.ts";
 import { type RunningServer, startServer } from "./server.ts";
 import { VERSION } from "./version.ts";
@@ -32,7 +33,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     );
   });
 }
-console.log(`Listening on ${running.url}`);
+// In `json` this line is a JSON object too, so that every line on stdout is one.
+createLogger(config.logFormat).info(`Listening on ${running.url}`);
 
 function readOrExit<T>(read: () => T): T {
   try {

@@ -43,16 +43,17 @@ export function parameterRef(name: string): Ref {
   return { $ref: `#/components/parameters/${name}` };
 }
 
-/** The headers every answer can carry: the CORS headers of a request with an allowed `Origin` (contract 10). */
-export const CORS_HEADERS: Record<string, Ref> = {
+/** The headers every answer can carry: its request id, and the CORS headers of a request with an allowed `Origin` (contract 10). */
+export const ANSWER_HEADERS: Record<string, Ref> = {
+  "X-Request-Id": headerRef("X-Request-Id"),
   "Access-Control-Allow-Origin": headerRef("Access-Control-Allow-Origin"),
   "Access-Control-Expose-Headers": headerRef("Access-Control-Expose-Headers"),
   Vary: headerRef("Vary"),
 };
 
-/** A response with the CORS headers added to its own. */
-export function withCors(response: ResponseDoc): ResponseDoc {
-  return { ...response, headers: { ...response.headers, ...CORS_HEADERS } };
+/** A response with the headers every answer can carry added to its own. */
+export function withAnswerHeaders(response: ResponseDoc): ResponseDoc {
+  return { ...response, headers: { ...response.headers, ...ANSWER_HEADERS } };
 }
 
 /** The same response to a HEAD: its status and headers, no body. */
@@ -81,7 +82,7 @@ export function errorResponse(
   if (options.message !== undefined) media.example = { message: options.message, code: codes[0] };
   const response: ResponseDoc = { description: `${summary}\n\n${describeCodes(codes)}`, content: { [JSON_MEDIA]: media } };
   if (options.headers !== undefined) response.headers = options.headers;
-  return withCors(response);
+  return withAnswerHeaders(response);
 }
 
 /** JSON Schemas of the member rules of validate.ts, so a record's schema says what its rules accept. */
@@ -112,6 +113,10 @@ export const ERROR_SCHEMAS: Record<string, Schema> = {
     required: ["message", "code"],
     properties: {
       message: { type: "string", description: "One sentence a person can act on." },
+      requestId: {
+        type: "string",
+        description: "On a 500 only: the request's id, as in `X-Request-Id`, which finds the error in the server's log.",
+      },
       code: {
         type: "string",
         enum: Object.keys(ERROR_CATALOGUE),
@@ -248,6 +253,13 @@ export const HEADERS: Record<string, Schema> = {
     required: true,
     schema: { type: "string", examples: ['"3f9c2a1b-1k"'] },
   },
+  "X-Request-Id": {
+    description:
+      "The request's id: the `X-Request-Id` the request sent, if it is 1 to 128 letters, digits or `-_.:+=/`, else a new one. " +
+      "The access log line and any logged error carry it.",
+    required: true,
+    schema: { type: "string", pattern: "^[A-Za-z0-9\\-_.:+=/]{1,128}$", examples: ["3f9a1c0b22d4-1k"] },
+  },
   "Access-Control-Allow-Origin": {
     description: "Sent when the request has an `Origin` that `CORS_ORIGINS` allows: `*`, or that origin.",
     required: false,
@@ -282,7 +294,7 @@ export const HEADERS: Record<string, Schema> = {
 
 /** Responses that many operations share. */
 export const RESPONSES: Record<string, ResponseDoc> = {
-  Options: withCors({
+  Options: withAnswerHeaders({
     description:
       "The methods this path answers, in `Allow`; no body. A CORS preflight from an allowed origin also gets what a page may send.",
     headers: {
@@ -302,7 +314,7 @@ export const RESPONSES: Record<string, ResponseDoc> = {
     ["BODY_TOO_LARGE"],
     { message: "Request body must not be larger than 1048576 bytes" },
   ),
-  NotModified: withCors({
+  NotModified: withAnswerHeaders({
     description: "`If-None-Match` matches the current ETag: the copy the client holds is current. No body.",
     headers: { ETag: headerRef("ETag") },
   }),

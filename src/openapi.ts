@@ -22,7 +22,7 @@ import {
   RULE_SCHEMAS,
   type Schema,
   schemaRef,
-  withCors,
+  withAnswerHeaders,
   withoutBody,
 } from "./openapi-components.ts";
 import { type Resource, serverMembers } from "./resource.ts";
@@ -66,8 +66,10 @@ export type OpenApiDocument = {
 
 const DESCRIPTION = `A JSON REST server: users, and posts with comments with replies.
 
-- Every body is JSON, sent as \`application/json; charset=utf-8\` with an exact \`Content-Length\`.
-  Every error body is \`{"message", "code"}\`; a validation failure adds \`errors\`, one entry per wrong member.
+- Every body is JSON, sent as \`application/json; charset=utf-8\` with an exact \`Content-Length\`, but that of
+  \`GET /metrics\`, which is Prometheus text. Every error body is \`{"message", "code"}\`; a validation failure
+  adds \`errors\`, one entry per wrong member, and a 500 adds \`requestId\`.
+- Every answer carries \`X-Request-Id\`: the request's own, if sane, or a new one.
 - Every \`GET\` also answers \`HEAD\`: the same status and headers, no body. \`OPTIONS\` on any path answers 204
   with \`Allow\`. Another method on a known path is a 405 METHOD_NOT_ALLOWED with \`Allow\` (listed on every
   operation, as OpenAPI has no place for the methods a path does not have); an unknown path is a
@@ -80,7 +82,7 @@ const DESCRIPTION = `A JSON REST server: users, and posts with comments with rep
   PRECONDITION_FAILED and changes nothing. A create's preconditions are evaluated against its list's ETag.
 - Posts, comments and replies each number their own ids from 1 and never reuse one. Deleting a post
   deletes its comments and their replies; deleting a comment deletes its replies.
-- Once shutdown has begun, every request but \`GET /healthz\` and \`GET /readyz\` gets 503 SHUTTING_DOWN.
+- Once shutdown has begun, every request but \`GET /healthz\`, \`GET /readyz\` and \`GET /metrics\` gets 503 SHUTTING_DOWN.
 - Browsers: every answer to a request whose \`Origin\` \`CORS_ORIGINS\` allows carries the CORS headers.
 
 The paths are listed so that calling every operation in the order listed, with the examples given,
@@ -318,7 +320,7 @@ function listed(names: string[]): string {
 }
 
 function json(description: string, schema: Schema | Ref, headers: Record<string, Ref> = {}): ResponseDoc {
-  return withCors({ description, headers, content: { [JSON_MEDIA]: { schema } } });
+  return withAnswerHeaders({ description, headers, content: { [JSON_MEDIA]: { schema } } });
 }
 
 function body(schema: string, example: unknown, mediaTypes: string[] = [JSON_MEDIA]): OperationDoc["requestBody"] {
@@ -449,7 +451,7 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
         tags,
         parameters: WRITES,
         responses: {
-          "204": withCors({ description: `The ${name} is deleted; no body.` }),
+          "204": withAnswerHeaders({ description: `The ${name} is deleted; no body.` }),
           "400": invalid("InvalidId", idCodes),
           ...notFound,
           ...WRITE_CONDITIONS,
@@ -462,7 +464,10 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
 /** A route that is not a resource's: its 200 answer, and the codes it answers with itself. */
 function customOperation(doc: CustomOperation, schemas: Record<string, Schema>): OperationDoc {
   schemas[doc.answer.name] = doc.answer.schema;
-  const responses: Record<string, ResponseDoc | Ref> = { "200": json(doc.answer.description, schemaRef(doc.answer.name)) };
+  const { description, name, mediaType } = doc.answer;
+  const responses: Record<string, ResponseDoc | Ref> = {
+    "200": mediaType === undefined ? json(description, schemaRef(name)) : withAnswerHeaders({ description, content: { [mediaType]: { schema: schemaRef(name) } } }),
+  };
   // Codes that share a status share its one response, which lists them all.
   const byStatus = new Map<string, ErrorCode[]>();
   for (const code of doc.errors ?? []) {

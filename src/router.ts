@@ -5,9 +5,9 @@ export type Route<H> = { method: string; pattern: string; handler: H };
 
 /** The outcome of matching one request line against the table. */
 export type Match<H> =
-  | { kind: "found"; handler: H; params: Record<string, string> }
-  | { kind: "options"; allow: string }
-  | { kind: "method-not-allowed"; allow: string }
+  | { kind: "found"; handler: H; params: Record<string, string>; pattern: string }
+  | { kind: "options"; allow: string; pattern: string }
+  | { kind: "method-not-allowed"; allow: string; pattern: string }
   | { kind: "not-found" };
 
 /** Finds what answers a method and a path (the query string, if any, is ignored). */
@@ -16,6 +16,7 @@ export type Matcher<H> = (method: string, url: string) => Match<H>;
 type Segment = { literal: string } | { param: string };
 
 type CompiledPath<H> = {
+  pattern: string;
   segments: Segment[];
   handlers: Map<string, H>;
   allow: string;
@@ -35,7 +36,7 @@ export function createRouter<H>(routes: readonly Route<H>[]): Matcher<H> {
     if (!METHOD.test(route.method)) throw new TypeError(`Bad method "${route.method}"`);
     let path = byPattern.get(route.pattern);
     if (path === undefined) {
-      path = { segments: compilePattern(route.pattern), handlers: new Map(), allow: "" };
+      path = { pattern: route.pattern, segments: compilePattern(route.pattern), handlers: new Map(), allow: "" };
       byPattern.set(route.pattern, path);
     }
     if (path.handlers.has(route.method)) {
@@ -65,13 +66,14 @@ export function createRouter<H>(routes: readonly Route<H>[]): Matcher<H> {
       const params = matchSegments(path.segments, requested);
       if (params === undefined) continue;
       const handler = path.handlers.get(method) ?? (method === "HEAD" ? path.handlers.get("GET") : undefined);
-      if (handler !== undefined) return { kind: "found", handler, params };
+      if (handler !== undefined) return { kind: "found", handler, params, pattern: path.pattern };
       (fitting ??= []).push(path);
     }
     if (fitting === undefined) return NOT_FOUND;
     // Usually one pattern fits; where several do, Allow names every method of each.
     const allow = fitting.length === 1 ? fitting[0]!.allow : allowHeader(new Map(fitting.flatMap((path) => [...path.handlers])));
-    return { kind: method === "OPTIONS" ? "options" : "method-not-allowed", allow };
+    // The metrics name the first pattern that fits.
+    return { kind: method === "OPTIONS" ? "options" : "method-not-allowed", allow, pattern: fitting[0]!.pattern };
   };
 }
 

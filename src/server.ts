@@ -2,15 +2,18 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { type AppOptions, createApi } from "./app.ts";
+import { type Api, type AppOptions, checkLogFormat, createApi, recordMetrics } from "./app.ts";
 import { TIMEOUTS } from "./config.ts";
-import { type ErrorCode, HttpError } from "./errors.ts";
+import { ERROR_CATALOGUE, type ErrorCode, HttpError } from "./errors.ts";
 import { clip } from "./input.ts";
 import { refuseUnknownOptions } from "./options.ts";
 import { createDataSet, type DataSet, defineData } from "./dataset.ts";
 import { openJournalStore } from "./journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
-import { rawErrorResponse, send } from "./respond.ts";
+import { type Logger, createLogger } from "./log.ts";
+import type { Metrics } from "./metrics.ts";
+import { newRequestId } from "./request-id.ts";
+import { rawErrorResponse } from "./respond.ts";
 import type { Snapshot } from "./seed.ts";
 import type { Store } from "./store.ts";
 
@@ -37,7 +40,7 @@ export type ServerOptions = Omit<AppOptions, "isDraining"> & {
   fsync?: FsyncPolicy;
   /** With `dataDir`: the journal length in bytes past which it is compacted into a snapshot (64 MiB). */
   compactBytes?: number;
-  /** Where notices go, one line each (a torn journal tail dropped, a seed not loaded); stderr by default. */
+  /** Where notices go, one line each (a torn journal tail dropped, a seed not loaded); stderr by default, in `logFormat`. */
   logWarning?: (line: string) => void;
   /**
    * Told once when a write could not be kept (a journal write or sync failed). The server
@@ -53,6 +56,8 @@ const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
   bodyLimit: true,
   corsOrigins: true,
   logError: true,
+  logFormat: true,
+  metrics: true,
   seed: true,
   clock: true,
   headersTimeout: true,
@@ -89,8 +94,9 @@ export type RunningServer = {
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
-  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, seed, clock, ...rest } = options;
-  const { dataDir, fsync, compactBytes, logWarning = warnOnStderr, onStoreFailure, ...times } = rest;
+  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, clock, ...rest } = options;
+  const logger = createLogger(checkLogFormat(logFormat));
+  const { dataDir, fsync, compactBytes, logWarning = logger.warn, onStoreFailure, ...times } = rest;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
   // Node refuses a headers time-out longer than the request time-out, and so would the contract.
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
@@ -98,11 +104,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
   const state = { draining: false };
   const appOptions = { bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => state.draining };
-  const data = await openData({ seed, clock, dataDir, fsync, compactBytes, logWarning, onStoreFailure });
+  // The store tells its latency to the metrics, made once the store is open (they count its records).
+  let metrics: Metrics | undefined;
+  const storeTook = (operation: string, milliseconds: number) => metrics?.storeTook(operation, milliseconds);
+  const data = await openData({ seed, clock, dataDir, fsync, compactBytes, logWarning, onStoreFailure, storeTook });
   const { store } = data;
   try {
-    const app = createApi(appOptions, data).listener;
-    return await serve(app, store, state, { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout });
+    metrics = metricsOn ? recordMetrics(data) : undefined;
+    const api = createApi(appOptions, data, { logger, metrics });
+    return await serve(api, store, state, { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout }, { logger, metrics });
   } catch (error) {
     // A start that fails once the data is open lets go of it, so that its directory is free for a retry.
     await store.close();
@@ -120,8 +130,15 @@ type Listening = {
   shutdownTimeout: number;
 };
 
-/** Listens with `app` and returns the running instance, whose close() drains it, then closes the store. */
-async function serve(app: RequestListener, store: Store, state: { draining: boolean }, settings: Listening): Promise<RunningServer> {
+/** Listens with `api` and returns the running instance, whose close() drains it, then closes the store. */
+async function serve(
+  api: Api,
+  store: Store,
+  state: { draining: boolean },
+  settings: Listening,
+  { logger, metrics }: { logger: Logger; metrics: Metrics | undefined },
+): Promise<RunningServer> {
+  const app: RequestListener = api.listener;
   const { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout } = settings;
   const inFlight = new Map<Socket, Set<ServerResponse>>();
   const sockets = new Set<Socket>();
@@ -184,7 +201,7 @@ async function serve(app: RequestListener, store: Store, state: { draining: bool
     // Answer only where no answer has begun on this connection, so none is corrupted.
     if (socket.writable && !pending.some((response) => response.headersSent)) {
       const [code, message] = describeClientError(error.code);
-      socket.write(rawErrorResponse(code, message));
+      answerRaw(socket, code, message, "-", "-");
     }
     socket.destroy();
   });
@@ -192,14 +209,26 @@ async function serve(app: RequestListener, store: Store, state: { draining: bool
   // drops CONNECT without a word; every answer of this API is JSON.
   server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
     const expectation = clip(request.headers.expect ?? "");
-    const error = new HttpError("EXPECTATION_FAILED", `Expect: ${expectation} is not supported; send Expect: 100-continue or none`);
-    send(response, error.toReply(), { close: true });
+    // A body it announced is never read: the answer closes the connection.
+    api.refuse(request, response, new HttpError("EXPECTATION_FAILED", `Expect: ${expectation} is not supported; send Expect: 100-continue or none`));
   });
   // This API is not a proxy: CONNECT gets a 404 like any unknown target.
   server.on("connect", (request: IncomingMessage, socket: Duplex) => {
     const message = `No route for CONNECT ${clip(request.url ?? "")}`;
-    socket.end(rawErrorResponse("ROUTE_NOT_FOUND", message), () => socket.destroy());
+    answerRaw(socket, "ROUTE_NOT_FOUND", message, "CONNECT", request.url ?? "");
+    socket.end(() => socket.destroy());
   });
+
+  /** Writes a whole error answer on a socket the HTTP parser gave up on, and logs and counts it like any answer. */
+  function answerRaw(socket: Duplex, code: ErrorCode, message: string, method: string, path: string): void {
+    const requestId = newRequestId();
+    const text = rawErrorResponse(code, message, requestId);
+    socket.write(text);
+    const { status } = ERROR_CATALOGUE[code];
+    metrics?.answeredRaw(status);
+    const bytes = Buffer.byteLength(text) - text.indexOf("\r\n\r\n") - 4;
+    logger.access({ method, path, status, bytes, milliseconds: 0, requestId, remote: (socket as Socket).remoteAddress });
+  }
 
   await listen(server, port, host);
   const address = server.address() as AddressInfo;
@@ -220,8 +249,12 @@ async function serve(app: RequestListener, store: Store, state: { draining: bool
     await closed;
     clearTimeout(deadline);
     // Then the store waits for writes still being kept (connections cut at the deadline may
-    // have left some) and lets go of its files.
-    await store.close();
+    // have left some) and lets go of its files; the last access lines go out.
+    try {
+      await store.close();
+    } finally {
+      logger.flush();
+    }
   };
 
   return {
@@ -236,6 +269,8 @@ async function serve(app: RequestListener, store: Store, state: { draining: bool
 
 type DataOptions = Pick<ServerOptions, "seed" | "clock" | "dataDir" | "fsync" | "compactBytes" | "onStoreFailure"> & {
   logWarning: (line: string) => void;
+  /** Told how long each store operation took: a journal's write and sync. */
+  storeTook: (operation: string, milliseconds: number) => void;
 };
 
 /** The instance's data: in memory, or, with `dataDir`, in a journal store opened on it. */
@@ -260,12 +295,9 @@ async function openData(options: DataOptions): Promise<DataSet> {
     seeded: options.seed !== undefined,
     warn: options.logWarning,
     onFailure,
+    onSync: (milliseconds) => options.storeTook("sync", milliseconds),
   });
   return { resources, store };
-}
-
-function warnOnStderr(line: string): void {
-  console.error(line);
 }
 
 function describeClientError(code: string | undefined): [ErrorCode, string] {

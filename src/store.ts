@@ -67,6 +67,8 @@ export type Store = {
   reset: () => Promise<void>;
   /** A deep copy of every record held, by collection, in creation order. */
   snapshot: () => Promise<Snapshot>;
+  /** How many records each collection holds, for the metrics. */
+  counts: () => Awaitable<Record<CollectionName, number>>;
   /** Whether requests for data can be served now (`/readyz`): false once a journal write or sync has failed, or while a database is unreachable. */
   ready: () => Awaitable<boolean>;
   /** Waits until every write answered is kept, then lets go of files and connections. */

@@ -38,16 +38,19 @@ test("DEFAULT_BODY_LIMIT is 1 MiB", () => {
 });
 
 test("a handler that throws -> 500 INTERNAL_ERROR with no internals, the error logged, and the next request served", async (t) => {
-  const logged: Array<[unknown, string]> = [];
-  const url = await serve(t, createListener(boomRoutes(), { logError: (error, line) => logged.push([error, line]) }));
-  const response = await call(`${url}/boom?x=1`);
+  const logged: Array<[unknown, string, string]> = [];
+  const url = await serve(t, createListener(boomRoutes(), { logError: (error, line, id) => logged.push([error, line, id]) }));
+  const response = await call(`${url}/boom?x=1`, { headers: { "x-request-id": "trace-7" } });
   assert.equal(response.status, 500);
   assertJsonHeaders(response);
-  assert.deepEqual(response.body, { message: "Internal server error", code: "INTERNAL_ERROR" });
+  // The body carries the request's id, so a person can quote it; the log line has the same.
+  assert.equal(response.headers.get("x-request-id"), "trace-7");
+  assert.deepEqual(response.body, { message: "Internal server error", code: "INTERNAL_ERROR", requestId: "trace-7" });
   assert.doesNotMatch(response.text, /secret|srv|stack/);
   assert.equal(logged.length, 1);
   assert.equal((logged[0]![0] as Error).message, "secret detail at /srv/app.ts:12");
   assert.equal(logged[0]![1], "GET /boom?x=1");
+  assert.equal(logged[0]![2], "trace-7");
   assert.deepEqual((await call(`${url}/ok`)).body, { ok: true });
 });
 
@@ -65,7 +68,8 @@ test("a logger that throws does not take the server down: the client still gets 
   const url = await serve(t, createListener(boomRoutes(), { logError: () => { throw new Error("log disk full"); } }));
   const response = await call(`${url}/boom`);
   assert.equal(response.status, 500);
-  assert.deepEqual(response.body, { message: "Internal server error", code: "INTERNAL_ERROR" });
+  const requestId = response.headers.get("x-request-id")!;
+  assert.deepEqual(response.body, { message: "Internal server error", code: "INTERNAL_ERROR", requestId });
   assert.equal((await call(`${url}/ok`)).status, 200);
 });
 
@@ -78,18 +82,24 @@ test("an HttpError thrown by a handler is answered with its status and code, and
   assert.equal(logged.length, 0);
 });
 
-test("the default error log writes the request line and the error to stderr", async (t) => {
+test("the default error log writes the time, the request id, the request line and the error with its stack to stderr", async (t) => {
   const url = await serve(t, createListener(boomRoutes()));
   const written: string[] = [];
-  const original = console.error;
-  console.error = (...parts: unknown[]) => void written.push(parts.map(String).join(" "));
+  const original = process.stderr.write;
+  process.stderr.write = ((text: string) => written.push(text) > 0) as typeof process.stderr.write;
+  let response;
   try {
-    assert.equal((await call(`${url}/boom`)).status, 500);
+    response = await call(`${url}/boom`);
   } finally {
-    console.error = original;
+    process.stderr.write = original;
   }
+  assert.equal(response.status, 500);
+  const id = response.headers.get("x-request-id")!;
   assert.equal(written.length, 1);
-  assert.match(written[0]!, /^Unexpected error while answering GET \/boom: Error: secret detail/);
+  const [first, second, third] = written[0]!.split("\n");
+  assert.match(first!, new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z error ${id} Unexpected error while answering GET /boom$`));
+  assert.equal(second, "Error: secret detail at /srv/app.ts:12");
+  assert.match(third!, /^ +at /);
 });
 
 test("createApp mounts in a plain node:http server and serves the seeded users", async (t) => {
@@ -134,7 +144,7 @@ test("a 500 and a 503 carry the CORS headers of an allowed origin, so its page c
   const failed = await call(`${boom}/boom`, { headers: { origin } });
   assert.equal(failed.status, 500);
   assert.equal(failed.headers.get("access-control-allow-origin"), origin);
-  assert.equal(failed.headers.get("access-control-expose-headers"), "X-Total-Count, Location, ETag, Link");
+  assert.equal(failed.headers.get("access-control-expose-headers"), "X-Total-Count, Location, ETag, Link, X-Request-Id");
   assert.equal(failed.headers.get("vary"), "Origin");
 
   const draining = await serve(t, createApp({ isDraining: () => true }));

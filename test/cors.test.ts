@@ -10,10 +10,10 @@ import {
   preflightHeaders,
 } from "../src/cors.ts";
 
-const EXPOSE = ["access-control-expose-headers", "X-Total-Count, Location, ETag, Link"];
+const EXPOSE = ["access-control-expose-headers", "X-Total-Count, Location, ETag, Link, X-Request-Id"];
 
-test("CORS_EXPOSE_HEADERS names the four headers contract 10 exposes", () => {
-  assert.equal(CORS_EXPOSE_HEADERS, "X-Total-Count, Location, ETag, Link");
+test("CORS_EXPOSE_HEADERS names the headers contract 10 exposes, and X-Request-Id", () => {
+  assert.equal(CORS_EXPOSE_HEADERS, "X-Total-Count, Location, ETag, Link, X-Request-Id");
 });
 
 test("CORS_ALLOW_HEADERS names every request header the API reads beyond the safelisted ones", () => {

@@ -34,7 +34,10 @@ test("the README's configuration table is SETTINGS: every variable, its flag, it
 test("every setting's shown default is what readConfig gives when nothing is set", () => {
   const defaults = readConfig({});
   for (const setting of SETTINGS) {
-    assert.equal(setting.shown, defaults[setting.key] === undefined ? "" : String(defaults[setting.key]), setting.variable);
+    // A switch is shown as on or off.
+    const value = defaults[setting.key];
+    const shown = value === undefined ? "" : typeof value === "boolean" ? (value ? "on" : "off") : String(value);
+    assert.equal(setting.shown, shown, setting.variable);
   }
 });
 

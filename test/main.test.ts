@@ -60,7 +60,7 @@ test("main on a port already in use exits 1 with one line naming the port", asyn
   assert.equal(stderr, `Port ${taken.port} on 127.0.0.1 is already in use; set PORT to a free port\n`);
 });
 
-test("main prints exactly one start-up line with its address and serves the seeded users", async () => {
+test("main prints one start-up line with its address, serves the seeded users, and logs each request as text by default", async () => {
   const child = spawn(process.execPath, ENTRY, {
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "inherit"],
@@ -75,7 +75,12 @@ test("main prints exactly one start-up line with its address and serves the seed
   assert.equal(response.headers.get("x-total-count"), "2");
   child.kill("SIGINT");
   assert.deepEqual(await exited, [0, null]);
-  assert.equal(stdout, `Listening on ${url}\n`);
+  const id = response.headers.get("x-request-id")!;
+  const lines = stdout.split("\n");
+  assert.equal(lines.length, 3);
+  assert.equal(lines[0], `Listening on ${url}`);
+  assert.match(lines[1]!, new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z GET /users 200 115B \\d+(\\.\\d+)?ms 127\\.0\\.0\\.1 ${id}$`));
+  assert.equal(lines[2], "");
 });
 
 test("main reads BODY_LIMIT from the environment", async () => {

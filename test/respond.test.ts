@@ -5,7 +5,7 @@ import { get, STATUS_CODES, type IncomingMessage } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { test } from "node:test";
 import { ERROR_CATALOGUE, type ErrorCode } from "../src/errors.ts";
-import { INTERNAL_ERROR_REPLY, JSON_TYPE, rawErrorResponse } from "../src/respond.ts";
+import { internalErrorReply, JSON_TYPE, rawErrorResponse } from "../src/respond.ts";
 
 const CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
@@ -29,12 +29,13 @@ test("JSON_TYPE is application/json with a UTF-8 charset", () => {
   assert.equal(JSON_TYPE, "application/json; charset=utf-8");
 });
 
-test("INTERNAL_ERROR_REPLY is a 500 saying Internal server error and nothing more", () => {
-  assert.deepEqual(INTERNAL_ERROR_REPLY, {
+test("internalErrorReply is a 500 saying Internal server error, with the request's id and nothing more", () => {
+  const reply = internalErrorReply("abc-1");
+  assert.deepEqual(reply, {
     status: 500,
-    body: { message: "Internal server error", code: "INTERNAL_ERROR" },
+    body: { message: "Internal server error", code: "INTERNAL_ERROR", requestId: "abc-1" },
   });
-  assert.equal(INTERNAL_ERROR_REPLY.status, ERROR_CATALOGUE.INTERNAL_ERROR.status);
+  assert.equal(reply.status, ERROR_CATALOGUE.INTERNAL_ERROR.status);
 });
 
 test("rawErrorResponse writes a complete HTTP/1.1 response for every catalogue code", () => {
@@ -43,12 +44,13 @@ test("rawErrorResponse writes a complete HTTP/1.1 response for every catalogue c
     const reason = STATUS_CODES[status];
     assert.equal(typeof reason, "string", `${code} has a standard reason phrase`);
     const message = `Something went wrong with ${code}`;
-    const { statusLine, headers, body } = splitResponse(rawErrorResponse(code, message));
+    const { statusLine, headers, body } = splitResponse(rawErrorResponse(code, message, "abc-1"));
     const text = JSON.stringify({ message, code });
     assert.equal(statusLine, `HTTP/1.1 ${status} ${reason}`, code);
     assert.deepEqual(
       headers,
       [
+        ["X-Request-Id", "abc-1"],
         ["Content-Type", "application/json; charset=utf-8"],
         ["Content-Length", String(Buffer.byteLength(text))],
         ["Connection", "close"],
@@ -62,28 +64,28 @@ test("rawErrorResponse writes a complete HTTP/1.1 response for every catalogue c
 
 test("rawErrorResponse sets Content-Length to the byte length of a body with non-ASCII text", () => {
   const message = "Requête reçue trop tard — réessayez ✓ 😀";
-  const { headers, body } = splitResponse(rawErrorResponse("REQUEST_TIMEOUT", message));
+  const { headers, body } = splitResponse(rawErrorResponse("REQUEST_TIMEOUT", message, "abc-1"));
   const bytes = Buffer.byteLength(body);
   assert.ok(bytes > body.length);
-  assert.deepEqual(headers[1], ["Content-Length", String(bytes)]);
+  assert.deepEqual(headers[2], ["Content-Length", String(bytes)]);
   assert.deepEqual(JSON.parse(body), { message, code: "REQUEST_TIMEOUT" });
 });
 
 test("rawErrorResponse keeps CR and LF in a message inside the JSON body, out of the head", () => {
   const message = 'Bad "request"\r\nX-Injected: yes\r\n\r\n{}';
-  const { headers, body } = splitResponse(rawErrorResponse("BAD_REQUEST", message));
+  const { headers, body } = splitResponse(rawErrorResponse("BAD_REQUEST", message, "abc-1"));
   assert.deepEqual(
     headers.map(([name]) => name),
-    ["Content-Type", "Content-Length", "Connection"],
+    ["X-Request-Id", "Content-Type", "Content-Length", "Connection"],
   );
   assert.deepEqual(JSON.parse(body), { message, code: "BAD_REQUEST" });
-  assert.equal(headers[1]?.[1], String(Buffer.byteLength(body)));
+  assert.equal(headers[2]?.[1], String(Buffer.byteLength(body)));
 });
 
 test("rawErrorResponse is read by the node:http client as the whole response", async (t) => {
   const message = "Request headers took too long to arrive; send them within 10 seconds ✓";
   const server = createServer((socket) => {
-    socket.once("data", () => socket.end(rawErrorResponse("REQUEST_TIMEOUT", message)));
+    socket.once("data", () => socket.end(rawErrorResponse("REQUEST_TIMEOUT", message, "abc-1")));
   });
   t.after(() => server.close());
   server.listen(0, "127.0.0.1");

@@ -1,7 +1,18 @@
 // White-box tests of src/router.ts: route matching, Allow headers, pathOf and compile-time checks.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createRouter, pathOf, type Match, type Route } from "../src/router.ts";
+import { createRouter as createRouterWithPatterns, pathOf, type Match, type Matcher, type Route } from "../src/router.ts";
+
+/** The router, with the matched pattern left out of its answers: most tests here are about the rest (the pattern has its own test). */
+function createRouter<H>(routes: readonly Route<H>[]): (method: string, url: string) => Match<H> {
+  const match: Matcher<H> = createRouterWithPatterns(routes);
+  return (method, url) => {
+    const found = match(method, url);
+    if (found.kind === "not-found") return found;
+    const { pattern: _pattern, ...rest } = found;
+    return rest as Match<H>;
+  };
+}
 
 const ROUTES: Route<string>[] = [
   { method: "GET", pattern: "/", handler: "root" },
@@ -298,4 +309,13 @@ test("createRouter finds a later route that has the method when an earlier patte
   // Where two patterns fit a path, Allow names the methods of both.
   assert.deepEqual(match("DELETE", "/users/me"), { kind: "method-not-allowed", allow: "GET, HEAD, POST, OPTIONS" });
   assert.deepEqual(match("OPTIONS", "/users/7"), { kind: "options", allow: "POST, OPTIONS" });
+});
+
+test("createRouter names the pattern that matched, for the metrics: the route's, or the first that fits for OPTIONS and 405", () => {
+  const match = createRouterWithPatterns(ROUTES);
+  assert.equal((match("GET", "/users/7") as { pattern: string }).pattern, "/users/:id");
+  assert.equal((match("HEAD", "/posts/3/comments/9") as { pattern: string }).pattern, "/posts/:postId/comments/:commentId");
+  assert.equal((match("OPTIONS", "/users/") as { pattern: string }).pattern, "/users");
+  assert.equal((match("PATCH", "/users/7") as { pattern: string }).pattern, "/users/:id");
+  assert.deepEqual(match("GET", "/nope"), { kind: "not-found" });
 });

@@ -26,6 +26,8 @@ export type JournalOptions = {
   capture: () => DataState;
   /** Told of a failed open, write or sync of a journal: appends reject from then on, and the process should stop. */
   onError?: (error: Error) => void;
+  /** Told how long each fdatasync took, in milliseconds. */
+  onSync?: (milliseconds: number) => void;
   /**
    * Told of a failed compaction: every journal is kept, nothing is lost, and the next one is
    * tried when the journal passes its bound again; onError when absent.
@@ -160,8 +162,8 @@ export class Journal {
   }
 
   #newWriter(size: number, after?: Promise<unknown>): JournalWriter {
-    const { fsync, onError } = this.#options;
-    return new JournalWriter(join(this.#dir, journalName(this.#generation)), { fsync, size, after, onError });
+    const { fsync, onError, onSync } = this.#options;
+    return new JournalWriter(join(this.#dir, journalName(this.#generation)), { fsync, size, after, onError, onSync });
   }
 
   #retire(writer: JournalWriter): void {

@@ -22,6 +22,8 @@ export type JournalStoreOptions = {
   warn: (line: string) => void;
   /** Told once when a write could not be kept (a journal write or sync failed); the store answers 503 from then on. */
   onFailure: (error: Error) => void;
+  /** Told how long each fdatasync took, in milliseconds (for the metrics). */
+  onSync?: (milliseconds: number) => void;
 };
 
 /** A store whose data lives in a directory, with the journal's counters for metrics. */
@@ -52,6 +54,7 @@ export async function openJournalStore(dir: string, resources: Resources, starti
     const { journal, state, warnings } = await openJournal(path, {
       fsync: options.fsync,
       compactBytes: options.compactBytes,
+      onSync: options.onSync,
       initial: () => {
         fresh = true;
         return createMemoryStore(resources, { starting }).capture();

@@ -30,6 +30,8 @@ export type WriterOptions = {
   after?: Promise<unknown>;
   /** The most time between syncs with `interval`, in milliseconds: 1000 by default. */
   intervalMs?: number;
+  /** Told how long each fdatasync took, in milliseconds (for the metrics). */
+  onSync?: (milliseconds: number) => void;
   /** Told once of the first failure, which also rejects every waiting append: with `interval`, writes already answered may be lost. */
   onError?: (error: Error) => void;
 };
@@ -67,6 +69,7 @@ export class JournalWriter {
   readonly #policy: FsyncPolicy;
   readonly #intervalMs: number;
   readonly #onError: ((error: Error) => void) | undefined;
+  readonly #onSync: ((milliseconds: number) => void) | undefined;
   readonly #opened: Promise<number>;
   #fd: number | undefined;
   #queue: Pending[] = [];
@@ -86,6 +89,7 @@ export class JournalWriter {
     this.#policy = options.fsync ?? "always";
     this.#intervalMs = options.intervalMs ?? 1000;
     this.#onError = options.onError;
+    this.#onSync = options.onSync;
     this.#size = options.size ?? 0;
     this.#opened = Promise.resolve(options.after).then(async () => {
       // O_APPEND|O_CREAT; the directory is synced so that a journal just created is still
@@ -206,6 +210,7 @@ export class JournalWriter {
     this.#lastSyncAt = started;
     this.#stats.syncs++;
     this.#stats.lastSyncMs = took;
+    this.#onSync?.(took);
     if (took > this.#stats.maxSyncMs) this.#stats.maxSyncMs = took;
   }
 

@@ -185,6 +185,12 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
       for (const [name, part] of parts) copy[name] = structuredClone(part.records.page(0, Infinity));
       return afterKept(copy as Snapshot);
     },
+    // What memory holds, writes still being kept among them: a gauge, not an answer from the data.
+    counts: () => {
+      const counts = {} as Record<CollectionName, number>;
+      for (const [name, part] of parts) counts[name] = part.records.size;
+      return counts;
+    },
     ready: () => !failed,
     fail,
     close: async () => {

@@ -8,7 +8,7 @@ import { startTarget, type Target } from "../support/target.ts";
 const APP = "https://app.example.com";
 const DEV = "http://localhost:5173";
 const EVIL = "https://evil.example";
-const EXPOSE = "X-Total-Count, Location, ETag, Link";
+const EXPOSE = "X-Total-Count, Location, ETag, Link, X-Request-Id";
 const ALLOW_HEADERS = "Content-Type, If-Match, If-None-Match, X-Request-Id";
 const CORS_HEADERS = [
   "access-control-allow-origin",

@@ -29,6 +29,7 @@ const EXPLICIT: Array<[string, number, string, unknown?]> = [
   ["GET /healthz", 200, "/healthz"],
   ["GET /readyz", 200, "/readyz"],
   ["GET /openapi.json", 200, "/openapi.json"],
+  ["GET /metrics", 200, "/metrics"],
 
   ["GET /users", 200, "/users"],
   ["GET /users", 400, "/users?limit=x"],
@@ -141,8 +142,8 @@ function uniformRows(): Row[] {
       const plainText = { method, body: "{}", headers: { "content-type": "text/plain" } };
       rows.push({ operation, status: 415, path: address, init: plainText });
     }
-    // Contract 7: once shutdown has begun only the liveness probe still answers normally.
-    if (path !== "/healthz") {
+    // Contract 7: once shutdown has begun only the liveness probe (and the metrics, which show the drain) still answer normally.
+    if (path !== "/healthz" && path !== "/metrics") {
       const init = hasBody ? { method, json: {} } : { method };
       rows.push({ operation, status: 503, path: concrete(path), init, server: "draining" });
     }
@@ -267,6 +268,12 @@ for (const row of ROWS) {
     }
     if (documented.content === undefined) {
       assert.equal(response.text, "");
+      return;
+    }
+    // The metrics are the one answer in another format than JSON (contract 12).
+    const [mediaType] = Object.keys(documented.content);
+    if (mediaType === "text/plain") {
+      assert.equal(response.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
       return;
     }
     assertJsonHeaders(response);

@@ -3,7 +3,7 @@
 /** A response with its body already read and parsed. */
 export type JsonResponse = { status: number; headers: Headers; body: unknown; text: string };
 
-/** Sends a request and reads the whole answer; the body, if any, is parsed as JSON. */
+/** Sends a request and reads the whole answer; a JSON body is parsed (the metrics' text is not). */
 export async function call(url: string, init: RequestInit & { json?: unknown } = {}): Promise<JsonResponse> {
   const { json, ...rest } = init;
   const headers = new Headers(rest.headers);
@@ -14,7 +14,8 @@ export async function call(url: string, init: RequestInit & { json?: unknown } =
     body: json === undefined ? rest.body : JSON.stringify(json),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text), text };
+  const parsed = text !== "" && !(response.headers.get("content-type") ?? "").startsWith("text/plain");
+  return { status: response.status, headers: response.headers, body: parsed ? JSON.parse(text) : undefined, text };
 }
 
 /** The headers every JSON answer must carry: the media type and the exact byte length. */

@@ -143,7 +143,11 @@ export async function spawnTarget(
   return { url, close: async () => void (await stop()), stop };
 }
 
-/** Reads the child's stdout until the start-up line, `Listening on <url>`. */
+/**
+ * Reads the child's stdout until the start-up line, `Listening on <url>` (with LOG_FORMAT=json,
+ * a JSON object whose message it is), then lets the rest of stdout, the access log, drain
+ * unread, so that a server that logs every request never waits on a full pipe.
+ */
 export async function readListeningUrl(child: ChildProcess): Promise<string> {
   const lines = createInterface({ input: child.stdout! });
   const exited = once(child, "exit").then(([code]) => {
@@ -151,12 +155,15 @@ export async function readListeningUrl(child: ChildProcess): Promise<string> {
   });
   const listening = (async () => {
     for await (const line of lines) {
-      const found = /^Listening on (http:\/\/\S+)$/.exec(line);
+      const message = line.startsWith("{") ? (JSON.parse(line) as { message?: string }).message : line;
+      const found = /^Listening on (http:\/\/\S+)$/.exec(message ?? "");
       if (found) return found[1]!;
     }
     throw new Error("Server closed its output before listening");
   })();
-  return Promise.race([listening, exited]);
+  const url = await Promise.race([listening, exited]);
+  child.stdout!.resume();
+  return url;
 }
 
 /** Starts a fresh target for one test and closes it when that test ends. */

@@ -383,9 +383,12 @@ export async function startSession(session: Session, setups: Record<string, Setu
   };
 }
 
-// A server started on port 0 listens on whatever port is free, so that number is not compared.
+// A server started on port 0 listens on whatever port is free, so that number is not compared;
+// nor is a request id the server made (its prefix is random per process), while one a request sent and got back is.
 function portless(lines: string[]): string[] {
-  return lines.map((line) => line.replace(/^(Listening on http:\/\/[^/]+:)\d+$/, "$1<port>"));
+  return lines.map((line) =>
+    line.replace(/^(Listening on http:\/\/[^/]+:)\d+$/, "$1<port>").replace(/^(x-request-id: )[0-9a-f]{12}-[0-9a-z]+$/, "$1<made by the server>"),
+  );
 }
 
 /**
