@@ -2,10 +2,11 @@
 # runtime stage holds dist/ alone on Node.js. test/dockerfile.test.ts parses this file and
 # reproduces both stages outside Docker; docs/containers.md quotes it whole.
 
-# Node.js 24, an LTS line supported until 2028-04-30, on Debian 13 (trixie) slim. The tag
+# Node.js 26, the Active LTS line ('Lithium', supported until 2029-04-30; its first LTS
+# release carries the October 2026 security fixes), on Debian 13 (trixie) slim. The tag
 # pins the Node.js release; the official image rebuilds it for Debian security fixes, which
 # a digest pin would hold back.
-ARG NODE_IMAGE=node:24.21.0-trixie-slim
+ARG NODE_IMAGE=node:26.13.0-trixie-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -29,6 +30,8 @@ RUN mkdir /data && chown node:node /data
 # No NODE_ENV: neither the server nor node reads it.
 ENV HOST=0.0.0.0 PORT=3000
 EXPOSE 3000
+# JSON access lines on stdout, one object a line, for the engine's log collector.
+ENV LOG_FORMAT=json
 # The official image's unprivileged user, uid 1000.
 USER node
 # The slim image has no curl: node asks /healthz itself, on the port the server listens on.

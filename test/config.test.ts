@@ -201,3 +201,16 @@ test("readSeedFile parses a JSON file, and names the file when it cannot", (t) =
   });
   assert.throws(() => readSeedFile(folder), { name: "ConfigError", message: `Cannot read the seed file ${folder} (EISDIR); check the path given to --seed or SEED_FILE` });
 });
+
+test("readConfig reads LOG_FORMAT (json, text or off, in any case) and METRICS (on or off); a flag wins", () => {
+  assert.equal(readConfig({ LOG_FORMAT: "JSON" }).logFormat, "json");
+  assert.equal(readConfig({ LOG_FORMAT: "off" }).logFormat, "off");
+  assert.equal(readConfig({ LOG_FORMAT: "off" }, readFlags(["--log-format", "text"])).logFormat, "text");
+  assert.equal(readConfig({ METRICS: "off" }).metrics, false);
+  assert.equal(readConfig({ METRICS: "OFF" }, readFlags(["--metrics=on"])).metrics, true);
+});
+
+test("readConfig refuses a LOG_FORMAT or METRICS it does not know, naming what it takes", () => {
+  assert.throws(() => readConfig({ LOG_FORMAT: "xml" }), { name: "ConfigError", message: 'LOG_FORMAT must be json, text or off, not "xml"' });
+  assert.throws(() => readConfig({}, readFlags(["--metrics", "yes"])), { name: "ConfigError", message: '--metrics must be on or off, not "yes"' });
+});

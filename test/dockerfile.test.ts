@@ -17,7 +17,7 @@ const RUNTIME = STAGES.at(-1)!;
 
 // Node.js LTS lines and the last day of their support (github.com/nodejs/Release). When a
 // line's end comes, this test fails until the Dockerfile moves to a later line.
-const LTS_ENDS: Record<string, string> = { "22": "2027-04-30", "24": "2028-04-30" };
+const LTS_ENDS: Record<string, string> = { "22": "2027-04-30", "24": "2028-04-30", "26": "2029-04-30" };
 
 function only(stage: Stage, keyword: string): Instruction | undefined {
   const found = stage.instructions.filter((instruction) => instruction.keyword === keyword);

@@ -113,7 +113,9 @@ async function startTargetOn(env: Record<string, string>): Promise<Target> {
     const { seedFile, fsync, compactBytes, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
     const seed = seedFile === undefined ? undefined : (readSeedFile(seedFile) as Seed);
     const journal = options.dataDir === undefined ? {} : { fsync, compactBytes };
-    const running = await startServer({ ...options, ...journal, seed });
+    // In-process, the test runner's stdout is not the server's: no access log unless asked.
+    const logFormat = env.LOG_FORMAT === undefined ? "off" : options.logFormat;
+    const running = await startServer({ ...options, ...journal, seed, logFormat });
     const stop = async () => {
       await running.close();
       return 0;
@@ -124,14 +126,16 @@ async function startTargetOn(env: Record<string, string>): Promise<Target> {
   return spawnTarget(command, args, env, cwd);
 }
 
-/** Starts `command args` with PORT=0 and resolves with the URL it prints once it listens. */
+/** Starts `command args` with PORT=0 and resolves with the URL it prints once it listens; `onOutput` is given all its stdout. */
 export async function spawnTarget(
   command: string,
   args: string[],
   env: Record<string, string> = {},
   cwd: string = ROOT,
+  onOutput?: (chunk: string) => void,
 ): Promise<Target> {
   const child = spawn(command, args, { cwd, env: processEnv(env), stdio: ["ignore", "pipe", "inherit"] });
+  if (onOutput !== undefined) child.stdout.setEncoding("utf8").on("data", onOutput);
   const exited = once(child, "exit").then(([code]) => code as number | null);
   // A child that cannot start rejects this too; readListeningUrl reports that failure.
   exited.catch(() => {});

@@ -1,0 +1,23 @@
+// White-box tests of src/request-id.ts: which incoming ids are kept, and the ids made.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { newRequestId, requestIdOf } from "../src/request-id.ts";
+
+test("requestIdOf keeps a sane X-Request-Id: 1 to 128 letters, digits or -_.:+=/", () => {
+  for (const id of ["a", "checkout-42", "0f8fad5b-d9cb-469f-a165-70867728950e", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "dGVzdA==", "a/b+c:d.e_f", "x".repeat(128)]) {
+    assert.equal(requestIdOf(id), id);
+  }
+});
+
+test("requestIdOf replaces an id that is absent, empty, too long, repeated or holds other characters", () => {
+  for (const header of [undefined, "", "x".repeat(129), "two words", "a,b", "a, b", "ü", "a\tb", '"quoted"', "<script>", ["a", "b"]]) {
+    assert.match(requestIdOf(header), /^[0-9a-f]{12}-[0-9a-z]+$/, String(header));
+  }
+});
+
+test("newRequestId gives a different id each time, with this process's prefix and a base-36 count", () => {
+  const first = newRequestId();
+  const second = newRequestId();
+  const [prefix, count] = first.split("-");
+  assert.equal(second, `${prefix}-${(parseInt(count!, 36) + 1).toString(36)}`);
+});
