@@ -81,7 +81,7 @@ async function start(command: string[], env: Record<string, string>, pidOf?: (ch
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${command.join(" ")} exited with ${code} before listening`)));
     lines.on("line", (line) => {
-      const found = /Listening on (http:\/\/\S+)/.exec(line);
+      const found = /Listening on (http:\/\/[^\s"]+)/.exec(line);
       if (found) resolve(found[1]!);
     });
   });

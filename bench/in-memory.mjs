@@ -2,6 +2,9 @@
 //
 //   node bench/in-memory.mjs [get|404|post|comments] [requests] [dir holding dist/ | a peer's .mjs file]
 //
+// With LOG_FORMAT=json or text in the environment, this server writes its access log to
+// stdout (redirect it: `> /dev/null`), and the figure goes to stderr.
+//
 // The kernel's share of a request (half or more over loopback) and the noise of a shared
 // machine stay out, so a change to the server's own JavaScript shows as a steady figure.
 // Run it several times, alternating the builds compared, and compare the medians.
@@ -17,7 +20,9 @@ const api = isPeer ? await startPeer(target) : await startBuilt(target);
 /** This server as built, through startServer (so its per-connection bookkeeping is counted too). */
 async function startBuilt(dir) {
   const { startServer } = await import(pathToFileURL(resolve(dir, "dist/server.js")).href);
-  return startServer({ port: 0 });
+  // An older build has no logFormat option, and refuses one it does not know.
+  const logging = process.env.LOG_FORMAT === undefined ? {} : { logFormat: process.env.LOG_FORMAT };
+  return startServer({ port: 0, ...logging });
 }
 
 /** A peer, which listens on a free port as soon as it is imported and exports its node:http server. */
@@ -88,5 +93,7 @@ await run(20_000); // warms up the JIT; not counted
 const before = process.cpuUsage();
 await run(Number(count));
 const used = process.cpuUsage(before);
-console.log(JSON.stringify({ kind, microsPerRequest: (used.user + used.system) / Number(count) }));
+const figure = JSON.stringify({ kind, microsPerRequest: (used.user + used.system) / Number(count) });
+if (process.env.LOG_FORMAT === undefined) console.log(figure);
+else console.error(figure);
 process.exit(0);

@@ -8,6 +8,8 @@ import { createInterface } from "node:readline";
 import { WRK_DONE } from "./wrk.ts";
 
 const QUICK = process.argv.includes("--quick");
+// --logging measures what the access log costs: this server with each LOG_FORMAT against bare node:http, the race only.
+const LOGGING = process.argv.includes("--logging");
 
 /**
  * How long each part runs; --quick is a smoke check, not a measurement. On a shared
@@ -49,16 +51,26 @@ const COMMENTS_PER_OTHER_POST = 100;
 const JSON_TYPE = "application/json; charset=utf-8";
 const NEW_USER = { name: "Grace Hopper", email: "grace@example.com" };
 
-/** A server under test: what runs it, and whether it can hold seed data from its environment. */
-type Peer = { key: string; name: string; file: string; seedsOverHttp: boolean };
+/** A server under test: what runs it, with what environment, and whether it can hold seed data from its environment. */
+type Peer = { key: string; name: string; file: string; seedsOverHttp: boolean; env?: Record<string, string> };
 
-const PEERS: Peer[] = [
+const ALL_PEERS: Peer[] = [
   { key: "bare", name: "bare node:http", file: "bench/peers/bare.mjs", seedsOverHttp: false },
   { key: "ours", name: "this server (dist/)", file: "dist/main.js", seedsOverHttp: true },
   { key: "fastify", name: "Fastify", file: "bench/peers/fastify.mjs", seedsOverHttp: false },
   { key: "hono", name: "Hono + @hono/node-server", file: "bench/peers/hono.mjs", seedsOverHttp: false },
   { key: "express", name: "Express 5", file: "bench/peers/express.mjs", seedsOverHttp: false },
 ];
+
+// The command logs nothing to a pipe by default (LOG_FORMAT=auto), so the race above runs it quiet.
+const LOGGING_PEERS: Peer[] = [
+  { key: "bare", name: "bare node:http", file: "bench/peers/bare.mjs", seedsOverHttp: false },
+  { key: "ours", name: "this server, LOG_FORMAT=off (the default to a pipe)", file: "dist/main.js", seedsOverHttp: true },
+  { key: "text", name: "this server, LOG_FORMAT=text", file: "dist/main.js", seedsOverHttp: true, env: { LOG_FORMAT: "text" } },
+  { key: "json", name: "this server, LOG_FORMAT=json", file: "dist/main.js", seedsOverHttp: true, env: { LOG_FORMAT: "json" } },
+];
+
+const PEERS = LOGGING ? LOGGING_PEERS : ALL_PEERS;
 
 /** One request as wrk sends it. */
 type Call = { method: string; path: string; body?: unknown };
@@ -99,7 +111,7 @@ async function start(file: string, env: Record<string, string> = {}): Promise<Ru
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${file} exited with ${code} before listening`)));
     lines.on("line", (line) => {
-      const found = /Listening on (http:\/\/\S+)/.exec(line);
+      const found = /Listening on (http:\/\/[^\s"]+)/.exec(line);
       if (found) resolve(found[1]!);
     });
   });
@@ -150,8 +162,9 @@ async function seedComments(url: string, otherComments: number): Promise<void> {
 /** An answer as the verification compares it. */
 type Answer = { status: number; headers: Record<string, string>; text: string };
 
-// Set by node:http itself on every answer, the same for every peer.
-const TRANSPORT_HEADERS = new Set(["date", "connection", "keep-alive"]);
+// Set by node:http itself on every answer, the same for every peer; and the ETag and the
+// request id, which only this server sends (contracts 10 and 12): the peers are not compared on them.
+const TRANSPORT_HEADERS = new Set(["date", "connection", "keep-alive", "etag", "x-request-id"]);
 
 async function call(url: string, request: Call): Promise<Answer> {
   const response = await fetch(`${url}${request.path}`, {
@@ -394,7 +407,7 @@ for (let round = 0; round < PLAN.rounds; round++) {
   try {
     for (const peer of PEERS) {
       const env = { OTHER_COMMENTS: String(PLAN.otherComments) };
-      const server = await start(peer.file, peer.seedsOverHttp ? {} : env);
+      const server = await start(peer.file, { ...peer.env, ...(peer.seedsOverHttp ? {} : env) });
       running.set(peer.key, server);
       if (peer.seedsOverHttp) await seedComments(server.url, PLAN.otherComments);
     }
@@ -450,6 +463,13 @@ for (const workload of WORKLOADS) {
         `${fmt(median(r.p99), 2)} | ${fmt(median(r.cpu), 1)} | ${median(r.cpuRatio).toFixed(2)} |`,
     );
   }
+}
+
+if (LOGGING) {
+  print();
+  print(`Whole run: ${fmt((performance.now() - began) / 1000)} s`);
+  rmSync(scripts, { recursive: true, force: true });
+  process.exit(0);
 }
 
 // --- Scale: the cost of large lists, and memory ------------------------------------------

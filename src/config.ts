@@ -27,8 +27,8 @@ export type Config = {
   fsync: FsyncPolicy;
   /** The journal length that starts a compaction (with `dataDir`). */
   compactBytes: number;
-  /** The access log's format on stdout, and that of errors and notices on stderr. */
-  logFormat: LogFormat;
+  /** The access log's format on stdout, and that of errors and notices on stderr; `auto` is `text` on a terminal, else `off`. */
+  logFormat: LogFormat | "auto";
   /** Whether `GET /metrics` is served. */
   metrics: boolean;
 };
@@ -176,10 +176,10 @@ export const SETTINGS: readonly Setting[] = [
     key: "logFormat",
     variable: "LOG_FORMAT",
     flag: "--log-format",
-    shown: "text",
+    shown: "auto",
     meaning:
-      "The access log, one line per answered request on stdout: `text` for a person, `json` for a log collector (one object a line), or `off`. Errors go to stderr in the same format (as text with `off`). The container image sets `json`.",
-    read: oneOf(LOG_FORMATS, "text"),
+      "The access log, one line per answered request on stdout: `text` for a person, `json` for a log collector (one object a line), or `off`; `auto` is `text` when stdout is a terminal and `off` otherwise. Errors go to stderr in the same format (as text with `off`). The container image sets `json`.",
+    read: oneOf([...LOG_FORMATS, "auto"], "auto"),
   },
   {
     key: "metrics",

@@ -20,6 +20,9 @@ if (flags.version) {
   process.exit(0);
 }
 const config = readOrExit(() => readConfig(process.env, flags));
+// A person at a terminal sees a line per request; output going to a pipe or a file (a test, a
+// benchmark, a supervisor) stays quiet unless LOG_FORMAT asks. The container image asks for json.
+const logFormat = config.logFormat === "auto" ? (process.stdout.isTTY ? "text" : "off") : config.logFormat;
 const seed = config.seedFile === undefined ? undefined : readOrExit(() => readSeedFile(config.seedFile!));
 const running = await listenOrExit(config, seed);
 
@@ -34,7 +37,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   });
 }
 // In `json` this line is a JSON object too, so that every line on stdout is one.
-createLogger(config.logFormat).info(`Listening on ${running.url}`);
+createLogger(logFormat).info(`Listening on ${running.url}`);
 
 function readOrExit<T>(read: () => T): T {
   try {
@@ -46,7 +49,7 @@ function readOrExit<T>(read: () => T): T {
 }
 
 async function listenOrExit(config: Config, seed: unknown): Promise<RunningServer> {
-  const { seedFile, fsync, compactBytes, ...options } = config;
+  const { seedFile, fsync, compactBytes, logFormat: _auto, ...options } = config;
   // The journal's settings go with a data directory only (readConfig refuses them without one).
   const journal = config.dataDir === undefined ? {} : { fsync, compactBytes };
   try {
@@ -54,6 +57,7 @@ async function listenOrExit(config: Config, seed: unknown): Promise<RunningServe
     return await startServer({
       ...options,
       ...journal,
+      logFormat,
       seed: seed as Seed | undefined,
       // A write that cannot be kept leaves memory ahead of the disk: a supervisor's restart
       // replays the journal and serves only what was kept.

@@ -37,31 +37,32 @@ export type Metrics = {
 /** A histogram's counts, one per bucket (not cumulative; summed when rendered), with their sum. */
 type Histogram = { counts: number[]; sum: number; count: number };
 
+/** What is counted of one route pattern: answers by method, then status, and the latency histogram. */
+type RouteStats = { byMethod: Map<string, Map<number, number>>; latency: Histogram };
+
 /** Creates the metrics of one instance; `records` is asked at each scrape. */
 export function createMetrics(sources: MetricsSources): Metrics {
   const startedAt = Date.now();
-  // Counts by a key of method, route and status joined by spaces (none of them holds one).
-  const requests = new Map<string, number>();
-  const latency = new Map<string, Histogram>();
+  // By route pattern, then method, then status: nested maps with the request's own strings
+  // as keys, instead of one key joined per request (a third of the metrics' cost, bench/in-memory.mjs).
+  const routes = new Map<string, RouteStats>();
   const storeLatency = new Map<string, Histogram>();
   let arrivals = 0;
   let finished = 0;
 
-  function observe(into: Map<string, Histogram>, key: string, bounds: number[], seconds: number): void {
-    let histogram = into.get(key);
-    if (histogram === undefined) {
-      histogram = { counts: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 };
-      into.set(key, histogram);
+  function count(route: string, method: string, status: number): RouteStats {
+    let stats = routes.get(route);
+    if (stats === undefined) {
+      stats = { byMethod: new Map(), latency: histogram(REQUEST_BUCKETS) };
+      routes.set(route, stats);
     }
-    let bucket = 0;
-    while (bucket < bounds.length && seconds > bounds[bucket]!) bucket++;
-    histogram.counts[bucket]!++;
-    histogram.sum += seconds;
-    histogram.count++;
-  }
-
-  function count(key: string): void {
-    requests.set(key, (requests.get(key) ?? 0) + 1);
+    let byStatus = stats.byMethod.get(method);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      stats.byMethod.set(method, byStatus);
+    }
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    return stats;
   }
 
   return {
@@ -73,14 +74,20 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     answered(method, route, status, milliseconds) {
       finished++;
-      count(`${METHODS.has(method) ? method : "other"} ${route} ${status}`);
-      observe(latency, route, REQUEST_BUCKETS, milliseconds / 1000);
+      const stats = count(route, METHODS.has(method) ? method : "other", status);
+      observe(stats.latency, REQUEST_BUCKETS, milliseconds / 1000);
     },
     answeredRaw(status) {
-      count(`other none ${status}`);
+      // Counted, but with no latency: the parser gave up before a request began.
+      count("none", "other", status);
     },
     storeTook(operation, milliseconds) {
-      observe(storeLatency, operation, STORE_BUCKETS, milliseconds / 1000);
+      let found = storeLatency.get(operation);
+      if (found === undefined) {
+        found = histogram(STORE_BUCKETS);
+        storeLatency.set(operation, found);
+      }
+      observe(found, STORE_BUCKETS, milliseconds / 1000);
     },
     render() {
       const records = sources.records();
@@ -92,12 +99,15 @@ export function createMetrics(sources: MetricsSources): Metrics {
     const memory = process.memoryUsage();
     const lines: string[] = [];
     family(lines, "http_requests_total", "counter", "Requests answered, by method, route pattern and status.");
-    for (const [key, value] of requests) {
-      const [method, route, status] = key.split(" ");
-      lines.push(`http_requests_total${labels({ method: method!, route: route!, status: status! })} ${value}`);
+    for (const [route, stats] of routes) {
+      for (const [method, byStatus] of stats.byMethod) {
+        for (const [status, value] of byStatus) lines.push(`http_requests_total${labels({ method, route, status: String(status) })} ${value}`);
+      }
     }
     family(lines, "http_request_duration_seconds", "histogram", "Time from a request's arrival to its answer being handed to the connection, by route pattern.");
-    for (const [route, histogram] of latency) histogramLines(lines, "http_request_duration_seconds", { route }, REQUEST_BUCKETS, histogram);
+    for (const [route, stats] of routes) {
+      if (stats.latency.count > 0) histogramLines(lines, "http_request_duration_seconds", { route }, REQUEST_BUCKETS, stats.latency);
+    }
     family(lines, "http_requests_in_flight", "gauge", "Requests arrived and not yet answered, this scrape among them.");
     lines.push(`http_requests_in_flight ${arrivals - finished}`);
     family(lines, "rest_records", "gauge", "Records held, by collection.");
@@ -116,6 +126,18 @@ export function createMetrics(sources: MetricsSources): Metrics {
     lines.push(`process_uptime_seconds ${(Date.now() - startedAt) / 1000}`);
     return `${lines.join("\n")}\n`;
   }
+}
+
+function histogram(bounds: number[]): Histogram {
+  return { counts: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 };
+}
+
+function observe(into: Histogram, bounds: number[], seconds: number): void {
+  let bucket = 0;
+  while (bucket < bounds.length && seconds > bounds[bucket]!) bucket++;
+  into.counts[bucket]!++;
+  into.sum += seconds;
+  into.count++;
 }
 
 function family(lines: string[], name: string, type: string, help: string): void {

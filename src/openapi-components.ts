@@ -258,7 +258,7 @@ export const HEADERS: Record<string, Schema> = {
       "The request's id: the `X-Request-Id` the request sent, if it is 1 to 128 letters, digits or `-_.:+=/`, else a new one. " +
       "The access log line and any logged error carry it.",
     required: true,
-    schema: { type: "string", pattern: "^[A-Za-z0-9\\-_.:+=/]{1,128}$", examples: ["3f9a1c0b22d4-1k"] },
+    schema: { type: "string", pattern: "^[A-Za-z0-9\\-_.:+=/]{1,128}$", examples: ["3f9a1c0b22d4-52"] },
   },
   "Access-Control-Allow-Origin": {
     description: "Sent when the request has an `Origin` that `CORS_ORIGINS` allows: `*`, or that origin.",

@@ -11,7 +11,7 @@ const SANE = /^[A-Za-z0-9\-_.:+=/]{1,128}$/;
 
 // A random prefix per process, then a counter: unique across replicas and restarts
 // (48 random bits), and cheaper than a random UUID per request.
-const PREFIX = randomBytes(6).toString("hex");
+const PREFIX = `${randomBytes(6).toString("hex")}-`;
 let counter = 0;
 
 /** The id of a request: its sane `X-Request-Id`, or a new one. */
@@ -20,8 +20,8 @@ export function requestIdOf(header: string | string[] | undefined): string {
   return newRequestId();
 }
 
-/** A new id, such as `3f9a1c0b22d4-1k`: this process's prefix and a base-36 count. */
+/** A new id, such as `3f9a1c0b22d4-52`: this process's prefix and a count. */
 export function newRequestId(): string {
-  counter++;
-  return `${PREFIX}-${counter.toString(36)}`;
+  // In decimal: a count in base 36 cost 0.1 µs more per request (bench/in-memory.mjs).
+  return PREFIX + ++counter;
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ConfigError, helpText, readConfig, readFlags, readSeedFile, SETTINGS, type Config } from "../src/config.ts";
 import { TIMEOUTS } from "../src/config.ts";
 
-const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS, corsOrigins: "*", seedFile: undefined, dataDir: undefined, fsync: "always", compactBytes: 64 * 1024 * 1024, logFormat: "text", metrics: true };
+const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS, corsOrigins: "*", seedFile: undefined, dataDir: undefined, fsync: "always", compactBytes: 64 * 1024 * 1024, logFormat: "auto", metrics: true };
 
 test("readConfig of an empty environment gives port 3000, host 127.0.0.1 and a 1 MiB body limit", () => {
   assert.equal(DEFAULT_BODY_LIMIT, 1_048_576);
@@ -202,15 +202,16 @@ test("readSeedFile parses a JSON file, and names the file when it cannot", (t) =
   assert.throws(() => readSeedFile(folder), { name: "ConfigError", message: `Cannot read the seed file ${folder} (EISDIR); check the path given to --seed or SEED_FILE` });
 });
 
-test("readConfig reads LOG_FORMAT (json, text or off, in any case) and METRICS (on or off); a flag wins", () => {
+test("readConfig reads LOG_FORMAT (json, text, off or auto, in any case) and METRICS (on or off); a flag wins", () => {
   assert.equal(readConfig({ LOG_FORMAT: "JSON" }).logFormat, "json");
   assert.equal(readConfig({ LOG_FORMAT: "off" }).logFormat, "off");
+  assert.equal(readConfig({ LOG_FORMAT: "Auto" }).logFormat, "auto");
   assert.equal(readConfig({ LOG_FORMAT: "off" }, readFlags(["--log-format", "text"])).logFormat, "text");
   assert.equal(readConfig({ METRICS: "off" }).metrics, false);
   assert.equal(readConfig({ METRICS: "OFF" }, readFlags(["--metrics=on"])).metrics, true);
 });
 
 test("readConfig refuses a LOG_FORMAT or METRICS it does not know, naming what it takes", () => {
-  assert.throws(() => readConfig({ LOG_FORMAT: "xml" }), { name: "ConfigError", message: 'LOG_FORMAT must be json, text or off, not "xml"' });
+  assert.throws(() => readConfig({ LOG_FORMAT: "xml" }), { name: "ConfigError", message: 'LOG_FORMAT must be json, text, off or auto, not "xml"' });
   assert.throws(() => readConfig({}, readFlags(["--metrics", "yes"])), { name: "ConfigError", message: '--metrics must be on or off, not "yes"' });
 });

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { ERROR_CATALOGUE } from "../src/errors.ts";
 import { readConfig, SETTINGS } from "../src/config.ts";
+import { startServer } from "../src/server.ts";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
@@ -54,4 +55,16 @@ test("the README's source tour names every file in src/", () => {
 test("the README gives the two commands of its promise", () => {
   assert.ok(readme.includes("npm install && npm start"));
   assert.ok(readme.includes("npm install && npm test"));
+});
+
+test("the README's table of startServer's options names every option startServer takes", async () => {
+  // startServer names its options when it refuses one it does not know.
+  const refusal = await startServer({ notAnOption: true } as never).then(
+    () => assert.fail("startServer took an unknown option"),
+    (error: Error) => error.message,
+  );
+  const options = refusal.split("its options are ")[1]!.split(", ");
+  const table = readme.slice(readme.indexOf("The options of `startServer`"), readme.indexOf("A misspelt option is a `TypeError`"));
+  const rows = table.split("\n").filter((line) => line.startsWith("| `"));
+  for (const option of options) assert.ok(rows.some((row) => row.split("|")[1]!.includes(`\`${option}\``)), `${option} is missing from the table`);
 });

@@ -60,7 +60,7 @@ test("main on a port already in use exits 1 with one line naming the port", asyn
   assert.equal(stderr, `Port ${taken.port} on 127.0.0.1 is already in use; set PORT to a free port\n`);
 });
 
-test("main prints one start-up line with its address, serves the seeded users, and logs each request as text by default", async () => {
+test("main prints exactly one start-up line with its address and serves the seeded users; to a pipe, LOG_FORMAT=auto logs nothing more", async () => {
   const child = spawn(process.execPath, ENTRY, {
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "inherit"],
@@ -75,12 +75,41 @@ test("main prints one start-up line with its address, serves the seeded users, a
   assert.equal(response.headers.get("x-total-count"), "2");
   child.kill("SIGINT");
   assert.deepEqual(await exited, [0, null]);
+  assert.equal(stdout, `Listening on ${url}\n`);
+});
+
+test("on a terminal, LOG_FORMAT=auto writes a text access line per request", async () => {
+  // script(1) runs the server with a pseudo-terminal as its stdout, as a person's shell would.
+  const command = [process.execPath, ...ENTRY].join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], {
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  const seen = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve) => {
+      const look = () => {
+        const found = pattern.exec(output);
+        if (found) {
+          child.stdout.off("data", onData);
+          resolve(found);
+        }
+      };
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        look();
+      };
+      child.stdout.on("data", onData);
+      look();
+    });
+  const exited = once(child, "exit");
+  const [, url] = await seen(/Listening on (http:\/\/[\d.:]+)\r?\n/);
+  const response = await call(`${url}/users/1`);
   const id = response.headers.get("x-request-id")!;
-  const lines = stdout.split("\n");
-  assert.equal(lines.length, 3);
-  assert.equal(lines[0], `Listening on ${url}`);
-  assert.match(lines[1]!, new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z GET /users 200 115B \\d+(\\.\\d+)?ms 127\\.0\\.0\\.1 ${id}$`));
-  assert.equal(lines[2], "");
+  const [line] = await seen(new RegExp(`\\S+ GET /users/1 200 56B \\S+ms 127\\.0\\.0\\.1 ${id}\\r?\\n`));
+  assert.match(line, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /);
+  child.kill("SIGTERM");
+  await exited;
 });
 
 test("main reads BODY_LIMIT from the environment", async () => {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { call } from "../support/http.ts";
-import { processMode } from "../support/process.ts";
+import { processMode, runToExit } from "../support/process.ts";
 import { rawRequest } from "../support/raw.ts";
 import { durableTargets, serverCommand, spawnTarget } from "../support/target.ts";
 import { closeFirst, tempDir } from "../support/temp.ts";
@@ -183,4 +183,11 @@ test(`on ${PROCESS}, METRICS=off answers /metrics 404 like any unknown path`, as
   const response = await call(`${url}/metrics`);
   assert.equal(response.status, 404);
   assert.deepEqual(response.body, { message: "No route for GET /metrics", code: "ROUTE_NOT_FOUND" });
+});
+
+test(`on ${PROCESS}, a setting that stops the process is one plain line on stderr whatever LOG_FORMAT says`, async () => {
+  const { code, stdout, stderr } = await runToExit({ LOG_FORMAT: "json", PORT: "80a" });
+  assert.equal(code, 1);
+  assert.equal(stdout, "");
+  assert.equal(stderr, 'PORT must be a whole number from 0 to 65535, not "80a"\n');
 });

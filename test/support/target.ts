@@ -114,7 +114,7 @@ async function startTargetOn(env: Record<string, string>): Promise<Target> {
     const seed = seedFile === undefined ? undefined : (readSeedFile(seedFile) as Seed);
     const journal = options.dataDir === undefined ? {} : { fsync, compactBytes };
     // In-process, the test runner's stdout is not the server's: no access log unless asked.
-    const logFormat = env.LOG_FORMAT === undefined ? "off" : options.logFormat;
+    const logFormat = options.logFormat === "auto" ? "off" : options.logFormat;
     const running = await startServer({ ...options, ...journal, seed, logFormat });
     const stop = async () => {
       await running.close();
