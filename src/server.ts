@@ -7,6 +7,7 @@ import { TIMEOUTS } from "./config.ts";
 import { type ErrorCode, HttpError } from "./errors.ts";
 import { clip } from "./input.ts";
 import { refuseUnknownOptions } from "./options.ts";
+import { openDatabaseStore } from "./database.ts";
 import { createDataSet, type DataSet, defineData } from "./dataset.ts";
 import { openJournalStore } from "./journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
@@ -33,6 +34,13 @@ export type ServerOptions = Omit<AppOptions, "isDraining"> & {
    * every write is journaled there and made durable before it is answered. Memory only when absent.
    */
   dataDir?: string;
+  /**
+   * A PostgreSQL URL (`postgres://user:password@host:5432/name`): the data lives in that
+   * database, shared by every server on it, through the optional package
+   * rest-reference-server-postgres (a DatabaseError if it is not installed or the database
+   * cannot be used). Not with `dataDir`.
+   */
+  databaseUrl?: string;
   /** With `dataDir`: `always` (the default) syncs before each answer, `interval` at most once a second. */
   fsync?: FsyncPolicy;
   /** With `dataDir`: the journal length in bytes past which it is compacted into a snapshot (64 MiB). */
@@ -60,6 +68,7 @@ const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
   keepAliveTimeout: true,
   shutdownTimeout: true,
   dataDir: true,
+  databaseUrl: true,
   fsync: true,
   compactBytes: true,
   logWarning: true,
@@ -90,7 +99,7 @@ export type RunningServer = {
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
   const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, seed, clock, ...rest } = options;
-  const { dataDir, fsync, compactBytes, logWarning = warnOnStderr, onStoreFailure, ...times } = rest;
+  const { dataDir, databaseUrl, fsync, compactBytes, logWarning = warnOnStderr, onStoreFailure, ...times } = rest;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
   // Node refuses a headers time-out longer than the request time-out, and so would the contract.
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
@@ -98,7 +107,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
   const state = { draining: false };
   const appOptions = { bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => state.draining };
-  const data = await openData({ seed, clock, dataDir, fsync, compactBytes, logWarning, onStoreFailure });
+  const data = await openData({ seed, clock, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure });
   const { store } = data;
   try {
     const app = createApi(appOptions, data).listener;
@@ -234,13 +243,24 @@ async function serve(app: RequestListener, store: Store, state: { draining: bool
   };
 }
 
-type DataOptions = Pick<ServerOptions, "seed" | "clock" | "dataDir" | "fsync" | "compactBytes" | "onStoreFailure"> & {
+type DataOptions = Pick<ServerOptions, "seed" | "clock" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
   logWarning: (line: string) => void;
 };
 
-/** The instance's data: in memory, or, with `dataDir`, in a journal store opened on it. */
+/** The instance's data: in memory, or, with `dataDir`, in a journal store opened on it, or, with `databaseUrl`, in that database. */
 async function openData(options: DataOptions): Promise<DataSet> {
-  const { dataDir, fsync, compactBytes } = options;
+  const { dataDir, databaseUrl, fsync, compactBytes } = options;
+  if (databaseUrl !== undefined) {
+    if (typeof databaseUrl !== "string" || !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+      throw new TypeError("databaseUrl must be a PostgreSQL URL such as postgres://user:password@localhost:5432/name");
+    }
+    // One store at a time: each would hold a different data set.
+    if (dataDir !== undefined) throw new TypeError("databaseUrl and dataDir cannot be given together; choose one store");
+    if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
+    const { resources, starting } = defineData(options);
+    const store = await openDatabaseStore(databaseUrl, resources, starting, { seeded: options.seed !== undefined, warn: options.logWarning });
+    return { resources, store };
+  }
   if (dataDir === undefined) {
     if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
     return createDataSet(options);
