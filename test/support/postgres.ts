@@ -38,6 +38,24 @@ export type Cluster = {
 
 let created = 0;
 
+/** A database's URL on the cluster at `port`. */
+export function databaseUrl(port: number, database: string): string {
+  return `postgres://postgres@127.0.0.1:${port}/${database}`;
+}
+
+/** A new database copied from the template, on the cluster whose port is TEST_POSTGRES_PORT (set by scripts/test-postgres.ts). */
+export async function createTestDatabase(): Promise<string> {
+  const port = Number(process.env.TEST_POSTGRES_PORT);
+  if (!Number.isInteger(port) || port <= 0) throw new Error("TEST_DATABASE needs TEST_POSTGRES_PORT, the port of a test cluster; scripts/test-postgres.ts sets both");
+  return copyTemplate(port);
+}
+
+async function copyTemplate(port: number): Promise<string> {
+  const name = `rest_${process.pid}_${++created}`;
+  await admin(databaseUrl(port, "postgres"), `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`);
+  return databaseUrl(port, name);
+}
+
 /**
  * Initialises a cluster in a new temporary directory and starts it on a free port on the
  * loopback, as the postgres user when this process is root (PostgreSQL refuses root).
@@ -73,12 +91,8 @@ export async function startCluster(): Promise<Cluster> {
   let running = false;
   const cluster: Cluster = {
     port,
-    url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
-    createDatabase: async () => {
-      const name = `rest_${process.pid}_${++created}`;
-      await admin(cluster.url("postgres"), `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`);
-      return cluster.url(name);
-    },
+    url: (database) => databaseUrl(port, database),
+    createDatabase: () => copyTemplate(port),
     stop: () => {
       stopWith("fast");
       running = false;
