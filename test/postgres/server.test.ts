@@ -99,12 +99,17 @@ test("racing creates of the count + 1 user id through two instances: each a 201 
   const [a, b] = [await serve(t, url), await serve(t, url)];
   const answers = await Promise.all(
     Array.from({ length: 40 }, (_, index) =>
-      call(`${(index % 2 === 0 ? a : b).url}/users`, { method: "POST", json: { name: `U${index}`, email: `u${index}@example.com` } }),
+      call(`${(index % 2 === 0 ? a : b).url}/users`, {
+        method: "POST",
+        // Half choose one of five ids, so that creates race for the same id.
+        json: { ...(index % 4 < 2 ? {} : { id: 3 + (index % 5) }), name: `U${index}`, email: `u${index}@example.com` },
+      }),
     ),
   );
   const created = answers.filter((answer) => answer.status === 201).map((answer) => answer.body as { id: number; name: string });
   assert.deepEqual([...new Set(answers.map((answer) => answer.status))].filter((status) => status !== 201 && status !== 409), []);
   assert.ok(created.length >= 1);
+  assert.ok(answers.some((answer) => answer.status === 409), "no create raced another for its id");
   assert.equal(new Set(created.map((user) => user.id)).size, created.length, "two 201s gave one id");
   const held = (await a.snapshot()).users;
   assert.equal(held.length, 2 + created.length);
