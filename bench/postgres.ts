@@ -89,16 +89,21 @@ ${WRK_DONE}`,
 
 /** Runs one wrk per server at once, the connections split between them; the requests per second add up. */
 async function measure(servers: Running[], workload: Workload, seconds: number): Promise<number> {
+  // Written once, before any wrk starts: a wrk reading the file while it is rewritten would run without `done`.
+  const file = script(workload);
   const runs = servers.map(
     (server) =>
       new Promise<number>((resolve, reject) => {
         const connections = String(CONNECTIONS / servers.length);
-        const wrk = spawn("wrk", ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", script(workload), server.url]);
+        const wrk = spawn("wrk", ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, server.url]);
         let output = "";
         wrk.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-        wrk.once("exit", () => {
+        wrk.once("close", async () => {
           const line = output.split("\n").find((l) => l.startsWith("{"));
-          if (line === undefined) return reject(new Error(`wrk printed no figures:\n${output}`));
+          if (line === undefined) {
+            const sample = await fetch(`${server.url}${workload.path}`).then(async (r) => `${r.status} ${await r.text()}`, String);
+            return reject(new Error(`wrk printed no figures:\n${output}\nA request now: ${sample}`));
+          }
           const r = JSON.parse(line) as { requests: number; micros: number; status: number; socket: number };
           if (r.socket > 0 || r.status > 0) return reject(new Error(`wrk saw ${r.socket} socket errors and ${r.status} answers that were not 2xx`));
           resolve(r.requests / (r.micros / 1e6));
