@@ -127,12 +127,13 @@ export async function startTarget(env: Record<string, string> = {}): Promise<Tar
 async function startOnDatabase(env: Record<string, string>, processes: 1 | 2): Promise<Target> {
   const databaseEnv = { ...env, DATABASE_URL: await createTestDatabase() };
   if (processes === 1) return startTargetOn(databaseEnv);
-  // One after the other: the first fills the new database, the second finds it filled.
-  const first = await startTargetOn(databaseEnv);
-  const second = await startTargetOn(databaseEnv).catch(async (error: unknown) => {
-    await first.close();
-    throw error;
-  });
+  // Both at once, as replicas start: one fills the new database, the other finds it filled.
+  const [a, b] = await Promise.allSettled([startTargetOn(databaseEnv), startTargetOn(databaseEnv)]);
+  if (a.status === "rejected" || b.status === "rejected") {
+    for (const started of [a, b]) if (started.status === "fulfilled") await started.value.close();
+    throw a.status === "rejected" ? a.reason : (b as PromiseRejectedResult).reason;
+  }
+  const [first, second] = [a.value, b.value];
   const proxy = await alternate([first.url, second.url]);
   // Both get the signal; the exit code is the first one's, unless the other's says worse.
   const stop = async (signal?: StopSignal) => {
