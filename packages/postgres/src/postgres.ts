@@ -403,7 +403,8 @@ function isRetryable(error: unknown): boolean {
 function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") return hasSqlState(error) ? /^(08|53|57|58|40)/.test(code) : code.startsWith("E");
+  // A system error (ECONNREFUSED, ECONNRESET, ETIMEDOUT, EAI_AGAIN), not one of Node's own ERR_ codes, which would be a fault here.
+  if (typeof code === "string") return hasSqlState(error) ? /^(08|53|57|58|40)/.test(code) : /^E[A-Z_]+$/.test(code) && !code.startsWith("ERR_");
   return /connect|terminat|timeout|ended|not queryable/i.test(error.message);
 }
 
