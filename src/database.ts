@@ -47,6 +47,9 @@ export class DatabaseError extends Error {
 
 /** Options of openDatabaseStore. */
 export type OpenDatabaseOptions = {
+  resources: Resources;
+  /** The records a new database starts with. */
+  starting: SeedRecords;
   seeded: boolean;
   warn: (line: string) => void;
   /** The package to load; the PostgreSQL adapter unless a test names another. */
@@ -57,7 +60,7 @@ export type OpenDatabaseOptions = {
  * Loads the adapter package and opens its store on `url`. An adapter that is not installed,
  * or a database that cannot be reached or set up, is a DatabaseError of one line.
  */
-export async function openDatabaseStore(url: string, resources: Resources, starting: SeedRecords, options: OpenDatabaseOptions): Promise<Store> {
+export async function openDatabaseStore(url: string, options: OpenDatabaseOptions): Promise<Store> {
   const name = options.adapter ?? POSTGRES_ADAPTER;
   let open: OpenDatabaseStore;
   try {
@@ -68,8 +71,8 @@ export async function openDatabaseStore(url: string, resources: Resources, start
   if (typeof open !== "function") throw new DatabaseError(`The package ${name} does not export openPostgresStore; install a version made for this server`);
   try {
     return await open(url, {
-      resources,
-      starting,
+      resources: options.resources,
+      starting: options.starting,
       seeded: options.seeded,
       warn: options.warn,
       unavailable: (message) => new HttpError("STORE_UNAVAILABLE", message),

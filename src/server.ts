@@ -258,7 +258,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
     if (dataDir !== undefined) throw new TypeError("databaseUrl and dataDir cannot be given together; choose one store");
     if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
     const { resources, starting } = defineData(options);
-    const store = await openDatabaseStore(databaseUrl, resources, starting, { seeded: options.seed !== undefined, warn: options.logWarning });
+    const store = await openDatabaseStore(databaseUrl, { resources, starting, seeded: options.seed !== undefined, warn: options.logWarning });
     return { resources, store };
   }
   if (dataDir === undefined) {

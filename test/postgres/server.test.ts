@@ -207,9 +207,9 @@ test("startServer refuses databaseUrl with dataDir, with the journal's settings,
 
 test("openDatabaseStore says how to install an adapter that is missing, and refuses a package that is not one", async () => {
   const { resources, starting } = defineData();
-  const options = { seeded: false, warn: () => {} };
+  const options = { resources, starting, seeded: false, warn: () => {} };
   await assert.rejects(
-    openDatabaseStore("postgres://localhost/rest", resources, starting, { ...options, adapter: "rest-reference-server-no-such-adapter" }),
+    openDatabaseStore("postgres://localhost/rest", { ...options, adapter: "rest-reference-server-no-such-adapter" }),
     (error: Error) => {
       assert.ok(error instanceof DatabaseError);
       assert.match(
@@ -220,7 +220,7 @@ test("openDatabaseStore says how to install an adapter that is missing, and refu
     },
   );
   await assert.rejects(
-    openDatabaseStore("postgres://localhost/rest", resources, starting, { ...options, adapter: "node:os" }),
+    openDatabaseStore("postgres://localhost/rest", { ...options, adapter: "node:os" }),
     new DatabaseError("The package node:os does not export openPostgresStore; install a version made for this server"),
   );
 });
