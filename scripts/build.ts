@@ -1,4 +1,4 @@
-// Builds dist/: the source compiled to JavaScript that runs with plain node and no node_modules, with its .d.ts types.
+// Builds dist/: the source compiled to JavaScript that runs with plain node and no node_modules, with its .d.ts types; then the adapter packages' dist/.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -17,12 +17,21 @@ writeFileSync("dist/package.json", `${JSON.stringify({ type: "module" }, null, 2
 rewriteDeclarations("dist");
 console.log("Built dist/; start it with: node dist/main.js");
 
+// Each adapter package in packages/ after the server, whose .d.ts files its types come from.
+for (const name of readdirSync("packages")) {
+  const folder = join("packages", name);
+  rmSync(join(folder, "dist"), { recursive: true, force: true });
+  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", join(folder, "tsconfig.build.json")], { stdio: "inherit" });
+  rewriteDeclarations(join(folder, "dist"), `${name}.d.ts`);
+  console.log(`Built ${folder}/dist/`);
+}
+
 // tsc rewrites `.ts` to `.js` in the JavaScript but leaves it in the .d.ts files, and a
 // consumer's tsc under NodeNext resolves their imports like the JavaScript's: each one
 // must name the `.js` file beside its .d.ts. So the build rewrites them, then checks.
-function rewriteDeclarations(folder: string): void {
+function rewriteDeclarations(folder: string, entry = "api.d.ts"): void {
   const files = readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".d.ts"));
-  if (!files.includes("api.d.ts")) throw new Error("The build wrote no dist/api.d.ts; check declaration in tsconfig.build.json");
+  if (!files.includes(entry)) throw new Error(`The build wrote no ${folder}/${entry}; check declaration in tsconfig.build.json`);
   for (const file of files) {
     const path = join(folder, file);
     let text = readFileSync(path, "utf8");

@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startCluster } from "../test/support/postgres.ts";
 import { readListeningUrl } from "../test/support/target.ts";
 import { ensureRuntimes, type Runtime, runtimePath } from "./install-runtimes.ts";
 import { lintPackage } from "./lint-package.ts";
@@ -25,7 +26,7 @@ try {
   // The two projects are independent; the strict tsc (which checks all of @types/node)
   // is the slowest step, so it runs while the plain project is exercised.
   // allSettled: both finish before the temporary folders are removed, even when one fails.
-  const results = await Promise.allSettled([checkPlain(tarball), checkTyped(tarball), checkFolder()]);
+  const results = await Promise.allSettled([checkPlain(tarball), checkTyped(tarball), checkFolder(), checkDatabase(tarball)]);
   const reasons = results.flatMap((result) => (result.status === "rejected" ? [(result.reason as Error).message] : []));
   if (reasons.length > 0) throw new Error(reasons.join("\n\n"));
 } catch (error) {
@@ -79,6 +80,50 @@ async function checkFolder(): Promise<void> {
   await step("node --test in the folder-installed project: the same checks as from the tarball", () =>
     run(process.execPath, ["--test", "--test-reporter=spec", "package.test.js"], linked),
   );
+}
+
+/** (d) the PostgreSQL adapter packed and installed beside the server: the command keeps its data in a real database. */
+async function checkDatabase(tarball: string): Promise<void> {
+  // pack ran the build (prepare), which builds the adapter's dist/ too.
+  const adapter = await step("npm pack packages/postgres", async () => {
+    const folder = join(work, "pack-postgres");
+    mkdirSync(folder);
+    await run(NPM, ["pack", "--pack-destination", folder], join(ROOT, "packages", "postgres"));
+    return join(folder, readdirSync(folder).find((name) => name.endsWith(".tgz"))!);
+  });
+  await step("publint --strict and attw --profile esm-only on the adapter's tarball report nothing", () => lintPackage(adapter));
+  const folder = await step("npm install <tarball> <adapter tarball> into a fresh project", () => project(join(work, "database"), [tarball, adapter], []));
+  const cluster = await startCluster();
+  try {
+    await step("node_modules/.bin/rest-reference-server with DATABASE_URL: a user created is read back by a second process, then SIGTERM exits 0", async () => {
+      const databaseUrl = await cluster.createDatabase();
+      const bin = join(folder, "node_modules", ".bin", "rest-reference-server");
+      for (const round of [1, 2]) {
+        const child = spawn(bin, ["--port", "0"], { cwd: folder, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ["ignore", "pipe", "inherit"] });
+        const exited = once(child, "exit");
+        try {
+          const url = await readListeningUrl(child);
+          if (round === 1) {
+            const created = await fetch(`${url}/users`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: '{"name":"Grace Hopper","email":"grace@example.com"}',
+            });
+            if (created.status !== 201) throw new Error(`POST /users answered ${created.status} ${await created.text()}`);
+          }
+          const body = await (await fetch(`${url}/users/3`)).text();
+          if (body !== '{"id":3,"name":"Grace Hopper","email":"grace@example.com"}') throw new Error(`GET /users/3 answered ${body}`);
+          child.kill("SIGTERM");
+          const [code, signal] = await exited;
+          if (code !== 0) throw new Error(`after SIGTERM the command ended with code ${code}, signal ${signal}`);
+        } finally {
+          stopIfRunning(child);
+        }
+      }
+    });
+  } finally {
+    cluster.close();
+  }
 }
 
 /** Runs one check, printing its name, the seconds it took and whether it passed. */

@@ -1,6 +1,6 @@
 // Makes sure the Debian packages the tests use are installed, so `npm install && npm test` works on a fresh machine.
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 
 /** A program a test runs, and the Debian package that installs it. */
 export type SystemPackage = { program: string; name: string; usedBy: string };
@@ -10,7 +10,17 @@ export const SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { program: "/usr/bin/chromium", name: "chromium", usedBy: "the browser test of CORS (test/browser/)" },
   { program: "/usr/bin/strace", name: "strace", usedBy: "the journal's system-call test (test/journal/strace.test.ts)" },
   { program: "/usr/bin/promtool", name: "prometheus", usedBy: "the check of /metrics with promtool (test/process/operations.test.ts)" },
+  // Debian 12 packages PostgreSQL 15, later releases a newer one: the tests take the newest installed (test/support/postgres.ts).
+  { program: postgresProgram(), name: "postgresql", usedBy: "the PostgreSQL store's tests (test/postgres/, scripts/test-postgres.ts)" },
 ];
+
+/** The server program of the newest PostgreSQL installed, or where Debian 12's would be. */
+function postgresProgram(): string {
+  const root = "/usr/lib/postgresql";
+  const versions = existsSync(root) ? readdirSync(root).filter((version) => existsSync(`${root}/${version}/bin/postgres`)) : [];
+  const newest = versions.sort((a, b) => Number(a) - Number(b)).at(-1) ?? "15";
+  return `${root}/${newest}/bin/postgres`;
+}
 
 /**
  * Installs with apt-get (as root) whatever package is missing, and throws, with one

@@ -9,3 +9,10 @@ export { JournalDamageError } from "./journal/damage.ts";
 export { LockedError } from "./journal/lock.ts";
 export { DataDirError } from "./journal/store.ts";
 export type { FsyncPolicy } from "./journal/writer.ts";
+// What a database adapter needs of the server: types only, since it gets everything else as arguments.
+export { DatabaseError, type DatabaseStoreOptions, type OpenDatabaseStore } from "./database.ts";
+export type { Resources } from "./dataset.ts";
+export type { ListQuery } from "./lists.ts";
+export type { Resource } from "./resource.ts";
+export type { CollectionName, SeedRecords } from "./seed.ts";
+export type { CollectionStore, CreateContext, CreateRequest, Current, ListView, ReadView, Store, StoredRecord, Written } from "./store.ts";

@@ -23,6 +23,8 @@ export type Config = {
   seedFile: string | undefined;
   /** The directory the data is kept in across restarts; memory only when unset. */
   dataDir: string | undefined;
+  /** The PostgreSQL database the data lives in, shared with other processes; unset for memory or a data directory. */
+  databaseUrl: string | undefined;
   /** When a journal write is synced (with `dataDir`). */
   fsync: FsyncPolicy;
   /** The journal length that starts a compaction (with `dataDir`). */
@@ -156,6 +158,16 @@ export const SETTINGS: readonly Setting[] = [
     placeholder: "dir",
   },
   {
+    key: "databaseUrl",
+    variable: "DATABASE_URL",
+    flag: "--database-url",
+    shown: "",
+    meaning:
+      "A PostgreSQL URL such as `postgres://user:password@db:5432/rest`: the data lives in that database, shared by every server process on it, through the optional package `rest-reference-server-postgres` (see docs/postgres.md). Not with `DATA_DIR`.",
+    read: readDatabaseUrl,
+    placeholder: "url",
+  },
+  {
     key: "fsync",
     variable: "FSYNC",
     flag: "--fsync",
@@ -251,6 +263,9 @@ export function readConfig(env: Record<string, string | undefined>, flags: Flags
     sources[setting.key] = source;
   }
   const read = config as Config;
+  if (read.databaseUrl !== undefined && read.dataDir !== undefined) {
+    throw new ConfigError(`${sources.databaseUrl} and ${sources.dataDir} name two stores; set one of them: the database, or the data directory`);
+  }
   for (const key of ["fsync", "compactBytes"] as const) {
     if (given.has(key) && read.dataDir === undefined) {
       throw new ConfigError(`${sources[key]} applies to a data directory only; set DATA_DIR (or --data-dir) too, or leave ${sources[key]} unset`);
@@ -344,6 +359,15 @@ function oneOf<T extends string>(names: readonly T[], fallback: T): (text: strin
     if (name === undefined) throw new ConfigError(`${source} must be ${names.slice(0, -1).join(", ")} or ${names.at(-1)}, not "${text.slice(0, 40)}"`);
     return name;
   };
+}
+
+function readDatabaseUrl(text: string | undefined, source: string): string | undefined {
+  if (text === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\/\S+$/.test(text)) {
+    // Not echoed: it may hold a password.
+    throw new ConfigError(`${source} must be a PostgreSQL URL that begins with postgres:// or postgresql://, such as postgres://user:password@localhost:5432/name`);
+  }
+  return text;
 }
 
 function readHost(text: string | undefined, source: string): string {

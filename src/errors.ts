@@ -47,7 +47,7 @@ export const ERROR_CATALOGUE = {
   SHUTTING_DOWN: { status: 503, when: "The server is shutting down; retry on a new connection." },
   STORE_UNAVAILABLE: {
     status: 503,
-    when: "The data store cannot keep writes: a journal write or sync failed (`DATA_DIR`); nothing is answered from data that might not be kept.",
+    when: "The data store cannot be used: a journal write or sync failed (`DATA_DIR`), so nothing is answered from data that might not be kept; or the database cannot be reached (`DATABASE_URL`), until it is back.",
   },
 } as const satisfies Record<string, { status: number; when: string }>;
 

@@ -2,6 +2,7 @@
 // The entry point and the `rest-reference-server` command: the only code that reads process.env
 // and the arguments, starts listening and handles signals.
 import { type Config, ConfigError, helpText, readConfig, readFlags, readSeedFile } from "./config.ts";
+import { DatabaseError } from "./database.ts";
 import { JournalDamageError } from "./journal/damage.ts";
 import { LockedError } from "./journal/lock.ts";
 import { DataDirError } from "./journal/store.ts";
@@ -66,7 +67,9 @@ async function listenOrExit(config: Config, seed: unknown): Promise<RunningServe
   } catch (error) {
     if (error instanceof SeedError) exitWith(`The seed file ${seedFile} is not valid: ${error.summary}; fix the file`);
     // Each says in one line what is wrong and what to do.
-    if (error instanceof JournalDamageError || error instanceof LockedError || error instanceof DataDirError) exitWith(error.message);
+    if (error instanceof JournalDamageError || error instanceof LockedError || error instanceof DataDirError || error instanceof DatabaseError) {
+      exitWith(error.message);
+    }
     exitWith(describeListenError(error as NodeJS.ErrnoException, config));
   }
 }

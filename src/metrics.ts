@@ -91,11 +91,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     render() {
       const records = sources.records();
-      return records instanceof Promise ? records.then(text) : text(records);
+      // A database that cannot be asked leaves the records out; the other metrics still say what the process sees.
+      return records instanceof Promise ? records.then(text, () => text(undefined)) : text(records);
     },
   };
 
-  function text(records: Record<string, number>): string {
+  function text(records: Record<string, number> | undefined): string {
     const memory = process.memoryUsage();
     const lines: string[] = [];
     family(lines, "http_requests_total", "counter", "Requests answered, by method, route pattern and status.");
@@ -110,8 +111,10 @@ export function createMetrics(sources: MetricsSources): Metrics {
     }
     family(lines, "http_requests_in_flight", "gauge", "Requests arrived and not yet answered, this scrape among them.");
     lines.push(`http_requests_in_flight ${arrivals - finished}`);
-    family(lines, "rest_records", "gauge", "Records held, by collection.");
-    for (const collection in records) lines.push(`rest_records${labels({ collection })} ${records[collection]}`);
+    if (records !== undefined) {
+      family(lines, "rest_records", "gauge", "Records held, by collection.");
+      for (const collection in records) lines.push(`rest_records${labels({ collection })} ${records[collection]}`);
+    }
     if (storeLatency.size > 0) {
       family(lines, "rest_store_duration_seconds", "histogram", "Time the store took to keep writes: a journal write and sync, or a database transaction.");
       for (const [operation, histogram] of storeLatency) histogramLines(lines, "rest_store_duration_seconds", { operation }, STORE_BUCKETS, histogram);

@@ -7,6 +7,7 @@ import { TIMEOUTS } from "./config.ts";
 import { ERROR_CATALOGUE, type ErrorCode, HttpError } from "./errors.ts";
 import { clip } from "./input.ts";
 import { refuseUnknownOptions } from "./options.ts";
+import { openDatabaseStore } from "./database.ts";
 import { createDataSet, type DataSet, defineData } from "./dataset.ts";
 import { openJournalStore } from "./journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
@@ -36,6 +37,13 @@ export type ServerOptions = Omit<AppOptions, "isDraining"> & {
    * every write is journaled there and made durable before it is answered. Memory only when absent.
    */
   dataDir?: string;
+  /**
+   * A PostgreSQL URL (`postgres://user:password@host:5432/name`): the data lives in that
+   * database, shared by every server on it, through the optional package
+   * rest-reference-server-postgres (a DatabaseError if it is not installed or the database
+   * cannot be used). Not with `dataDir`.
+   */
+  databaseUrl?: string;
   /** With `dataDir`: `always` (the default) syncs before each answer, `interval` at most once a second. */
   fsync?: FsyncPolicy;
   /** With `dataDir`: the journal length in bytes past which it is compacted into a snapshot (64 MiB). */
@@ -65,6 +73,7 @@ const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
   keepAliveTimeout: true,
   shutdownTimeout: true,
   dataDir: true,
+  databaseUrl: true,
   fsync: true,
   compactBytes: true,
   logWarning: true,
@@ -96,7 +105,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
   const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, clock, ...rest } = options;
   const logger = createLogger(checkLogFormat(logFormat));
-  const { dataDir, fsync, compactBytes, logWarning = logger.warn, onStoreFailure, ...times } = rest;
+  const { dataDir, databaseUrl, fsync, compactBytes, logWarning = logger.warn, onStoreFailure, ...times } = rest;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
   // Node refuses a headers time-out longer than the request time-out, and so would the contract.
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
@@ -107,7 +116,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // The store tells its latency to the metrics, made once the store is open (they count its records).
   let metrics: Metrics | undefined;
   const storeTook = (operation: string, milliseconds: number) => metrics?.storeTook(operation, milliseconds);
-  const data = await openData({ seed, clock, dataDir, fsync, compactBytes, logWarning, onStoreFailure, storeTook });
+  const data = await openData({ seed, clock, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure, storeTook });
   const { store } = data;
   try {
     metrics = metricsOn ? recordMetrics(data) : undefined;
@@ -267,15 +276,32 @@ async function serve(
   };
 }
 
-type DataOptions = Pick<ServerOptions, "seed" | "clock" | "dataDir" | "fsync" | "compactBytes" | "onStoreFailure"> & {
+type DataOptions = Pick<ServerOptions, "seed" | "clock" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
   logWarning: (line: string) => void;
-  /** Told how long each store operation took: a journal's write and sync. */
+  /** Told how long each store operation took: a journal's write and sync, a database's query or transaction. */
   storeTook: (operation: string, milliseconds: number) => void;
 };
 
-/** The instance's data: in memory, or, with `dataDir`, in a journal store opened on it. */
+/** The instance's data: in memory, or, with `dataDir`, in a journal store opened on it, or, with `databaseUrl`, in that database. */
 async function openData(options: DataOptions): Promise<DataSet> {
-  const { dataDir, fsync, compactBytes } = options;
+  const { dataDir, databaseUrl, fsync, compactBytes } = options;
+  if (databaseUrl !== undefined) {
+    if (typeof databaseUrl !== "string" || !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+      throw new TypeError("databaseUrl must be a PostgreSQL URL such as postgres://user:password@localhost:5432/name");
+    }
+    // One store at a time: each would hold a different data set.
+    if (dataDir !== undefined) throw new TypeError("databaseUrl and dataDir cannot be given together; choose one store");
+    if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
+    const { resources, starting } = defineData(options);
+    const store = await openDatabaseStore(databaseUrl, {
+      resources,
+      starting,
+      seeded: options.seed !== undefined,
+      warn: options.logWarning,
+      took: options.storeTook,
+    });
+    return { resources, store };
+  }
   if (dataDir === undefined) {
     if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
     return createDataSet(options);

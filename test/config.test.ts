@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ConfigError, helpText, readConfig, readFlags, readSeedFile, SETTINGS, type Config } from "../src/config.ts";
 import { TIMEOUTS } from "../src/config.ts";
 
-const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS, corsOrigins: "*", seedFile: undefined, dataDir: undefined, fsync: "always", compactBytes: 64 * 1024 * 1024, logFormat: "auto", metrics: true };
+const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS, corsOrigins: "*", seedFile: undefined, dataDir: undefined, databaseUrl: undefined, fsync: "always", compactBytes: 64 * 1024 * 1024, logFormat: "auto", metrics: true };
 
 test("readConfig of an empty environment gives port 3000, host 127.0.0.1 and a 1 MiB body limit", () => {
   assert.equal(DEFAULT_BODY_LIMIT, 1_048_576);
@@ -214,4 +214,30 @@ test("readConfig reads LOG_FORMAT (json, text, off or auto, in any case) and MET
 test("readConfig refuses a LOG_FORMAT or METRICS it does not know, naming what it takes", () => {
   assert.throws(() => readConfig({ LOG_FORMAT: "xml" }), { name: "ConfigError", message: 'LOG_FORMAT must be json, text, off or auto, not "xml"' });
   assert.throws(() => readConfig({}, readFlags(["--metrics", "yes"])), { name: "ConfigError", message: '--metrics must be on or off, not "yes"' });
+});
+
+test("readConfig reads DATABASE_URL and --database-url, a flag winning", () => {
+  const url = "postgres://rest:secret@db:5432/rest";
+  assert.equal(readConfig({ DATABASE_URL: url }).databaseUrl, url);
+  assert.equal(readConfig({ DATABASE_URL: url }, readFlags(["--database-url", "postgresql://localhost/other"])).databaseUrl, "postgresql://localhost/other");
+});
+
+test("readConfig refuses a DATABASE_URL that is not a PostgreSQL URL, without echoing it (it may hold a password)", () => {
+  assert.throws(
+    () => readConfig({ DATABASE_URL: "mysql://rest:secret@db/rest" }),
+    new ConfigError(
+      "DATABASE_URL must be a PostgreSQL URL that begins with postgres:// or postgresql://, such as postgres://user:password@localhost:5432/name",
+    ),
+  );
+});
+
+test("readConfig refuses DATABASE_URL together with DATA_DIR: one store at a time", () => {
+  assert.throws(
+    () => readConfig({ DATABASE_URL: "postgres://localhost/rest", DATA_DIR: "/var/lib/rest" }),
+    new ConfigError("DATABASE_URL and DATA_DIR name two stores; set one of them: the database, or the data directory"),
+  );
+  assert.throws(
+    () => readConfig({ DATA_DIR: "/var/lib/rest" }, readFlags(["--database-url=postgres://localhost/rest"])),
+    new ConfigError("--database-url and DATA_DIR name two stores; set one of them: the database, or the data directory"),
+  );
 });

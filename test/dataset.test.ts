@@ -77,7 +77,7 @@ test("startServer and createApp refuse a misspelt option instead of ignoring it"
   await assert.rejects(startServer({ sead: {} } as never), {
     name: "TypeError",
     message:
-      'startServer has no option "sead"; its options are port, host, bodyLimit, corsOrigins, logError, logFormat, metrics, seed, clock, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout, dataDir, fsync, compactBytes, logWarning, onStoreFailure',
+      'startServer has no option "sead"; its options are port, host, bodyLimit, corsOrigins, logError, logFormat, metrics, seed, clock, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure',
   });
   assert.throws(() => createApp({ port: 1 } as never), {
     name: "TypeError",

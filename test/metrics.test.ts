@@ -81,6 +81,14 @@ test("a store that counts later makes render a promise of the same text", async 
   assert.equal(sample(await rendered, 'rest_records{collection="users"}'), 7);
 });
 
+test("a store that cannot count (a database that is down) leaves the records out, and the rest is served", async () => {
+  const metrics = createMetrics({ records: () => Promise.reject(new Error("connection refused")) });
+  metrics.answered("GET", "/users", 503, 1);
+  const text = await metrics.render();
+  assert.doesNotMatch(text, /rest_records/);
+  assert.equal(sample(text, 'http_requests_total{method="GET",route="/users",status="503"}'), 1);
+});
+
 test("every family has HELP and TYPE lines before its samples", () => {
   const metrics = createMetrics({ records: () => ({ users: 1 }) });
   metrics.answered("GET", "/users", 200, 1);

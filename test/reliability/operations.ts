@@ -479,13 +479,15 @@ export function stateReads(model: ApiModel): ModelRequest[] {
  * Runs one sequence on a fresh in-process server and a fresh model, comparing
  * every answer, then every list the model holds. Throws at the first difference.
  */
-export async function runSequence(requests: readonly ModelRequest[], stats: ModelStats): Promise<void> {
-  const server = await startServer();
+export async function runSequence(requests: readonly ModelRequest[], stats: ModelStats, shared?: SharedTarget): Promise<void> {
+  const server = shared === undefined ? await startServer() : { url: shared.url, close: () => Promise.resolve() };
+  await shared?.reset();
   const session: Session = {
     model: new ApiModel(),
     etags: newEtagLedger(),
     url: server.url,
-    agent: new Agent({ keepAlive: true, maxSockets: 1 }),
+    // A shared target gets a new connection per request, so that a proxy in front of several servers alternates them.
+    agent: new Agent(shared === undefined ? { keepAlive: true, maxSockets: 1 } : { keepAlive: false, maxSockets: 1 }),
   };
   stats.sequences++;
   try {
@@ -500,8 +502,13 @@ export async function runSequence(requests: readonly ModelRequest[], stats: Mode
   }
 }
 
+/** A server that every sequence shares, put back to its starting records before each one (several processes on one database). */
+export type SharedTarget = { url: string; reset: () => Promise<void> };
+
 /** Options of runModel. */
 export type ModelRunOptions = {
+  /** Runs every sequence against this server instead of a fresh one in this process. */
+  shared?: SharedTarget;
   seed: number;
   runs: number;
   maxSteps: number;
@@ -516,7 +523,7 @@ export type ModelRunOptions = {
 export async function runModel(options: ModelRunOptions): Promise<ModelStats> {
   const stats: ModelStats = { sequences: 0, steps: 0 };
   const sequences = fc.array(operation, { minLength: 1, maxLength: options.maxSteps, size: "max" });
-  await checkSequences(sequences, (requests) => runSequence(requests, stats), (requests) => requests.map(describeRequest), options);
+  await checkSequences(sequences, (requests) => runSequence(requests, stats, options.shared), (requests) => requests.map(describeRequest), options);
   return stats;
 }
 

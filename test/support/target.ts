@@ -10,6 +10,8 @@ import { INSTALL_COMMAND, type Runtime, runtimePath } from "../../scripts/instal
 import { readConfig, readSeedFile } from "../../src/config.ts";
 import type { Seed } from "../../src/seed.ts";
 import { startServer } from "../../src/server.ts";
+import { createTestDatabase } from "./postgres.ts";
+import { alternate } from "./proxy.ts";
 
 /** A running server under test: its base URL, and how to stop it. */
 export type Target = {
@@ -88,11 +90,25 @@ export function processEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 /**
+ * How many server processes each target runs on one fresh PostgreSQL database of the test
+ * cluster (`TEST_DATABASE=1` or `2`, with `TEST_POSTGRES_PORT`); 0, the default, for none.
+ * With two, a proxy hands new connections to each in turn.
+ */
+export function databaseTargets(): 0 | 1 | 2 {
+  const value = process.env.TEST_DATABASE ?? "0";
+  if (value === "0" || value === "1" || value === "2") return Number(value) as 0 | 1 | 2;
+  throw new Error(`Unknown TEST_DATABASE "${value}"; use 1 or 2 (server processes on one database)`);
+}
+
+/**
  * Starts a fresh server for one test file. `TEST_TARGET` picks how: `inprocess`
  * (default) uses startServer with the same configuration a process would read
  * from `env`; `node`, `dist`, `deno` and `bun` spawn a process (see serverCommand).
  */
 export async function startTarget(env: Record<string, string> = {}): Promise<Target> {
+  const processes = databaseTargets();
+  // A test that names its own store keeps it.
+  if (processes !== 0 && env.DATA_DIR === undefined && env.DATABASE_URL === undefined) return startOnDatabase(env, processes);
   if (!durableTargets() || env.DATA_DIR !== undefined) return startTargetOn(env);
   const dir = mkdtempSync(join(tmpdir(), "rest-data-"));
   const target = await startTargetOn({ ...env, DATA_DIR: dir }).catch((error: unknown) => {
@@ -105,6 +121,27 @@ export async function startTarget(env: Record<string, string> = {}): Promise<Tar
     close: () => target.close().finally(remove),
     stop: (signal) => target.stop(signal).finally(remove),
   };
+}
+
+/** One or two servers on a fresh database; with two, behind a proxy that alternates new connections between them. */
+async function startOnDatabase(env: Record<string, string>, processes: 1 | 2): Promise<Target> {
+  const databaseEnv = { ...env, DATABASE_URL: await createTestDatabase() };
+  if (processes === 1) return startTargetOn(databaseEnv);
+  // Both at once, as replicas start: one fills the new database, the other finds it filled.
+  const [a, b] = await Promise.allSettled([startTargetOn(databaseEnv), startTargetOn(databaseEnv)]);
+  if (a.status === "rejected" || b.status === "rejected") {
+    for (const started of [a, b]) if (started.status === "fulfilled") await started.value.close();
+    throw a.status === "rejected" ? a.reason : (b as PromiseRejectedResult).reason;
+  }
+  const [first, second] = [a.value, b.value];
+  const proxy = await alternate([first.url, second.url]);
+  // Both get the signal; the exit code is the first one's, unless the other's says worse.
+  const stop = async (signal?: StopSignal) => {
+    const [a, b] = await Promise.all([first.stop(signal), second.stop(signal)]);
+    await proxy.close();
+    return a === b || b === 0 ? a : b;
+  };
+  return { url: proxy.url, close: async () => void (await stop()), stop };
 }
 
 async function startTargetOn(env: Record<string, string>): Promise<Target> {

@@ -1,0 +1,45 @@
+// The adapter's tables, made once per database under an advisory lock so that processes starting together do not race.
+import type { ClientBase } from "pg";
+
+/**
+ * A fixed key for pg_advisory_xact_lock: every process that sets up the schema takes it,
+ * inside its transaction, so a second process waits and then finds the tables made.
+ */
+export const SCHEMA_LOCK = 7_260_412;
+
+/**
+ * One row per collection: its rank (parents before children, the order in which writes
+ * lock rows, so that no two writes wait on each other in a cycle), the epoch its ETags
+ * begin with, its revision (raised by every write; a list's version), how many records it
+ * holds (the seed spec's count for the next user id) and the highest id it gave.
+ * Records keep their JSON text exactly as written, so that members keep their order
+ * (jsonb would sort them), and `place`, the collection's revision when they were created,
+ * which orders lists in creation order.
+ */
+export const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS rest_collections (
+  name text PRIMARY KEY,
+  rank integer NOT NULL,
+  epoch text NOT NULL,
+  revision bigint NOT NULL DEFAULT 0,
+  size bigint NOT NULL DEFAULT 0,
+  highest_id bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS rest_records (
+  collection text NOT NULL,
+  id bigint NOT NULL,
+  parent_id bigint,
+  place bigint NOT NULL,
+  version bigint NOT NULL,
+  body text NOT NULL,
+  PRIMARY KEY (collection, id)
+);
+CREATE INDEX IF NOT EXISTS rest_records_order ON rest_records (collection, place);
+CREATE INDEX IF NOT EXISTS rest_records_children ON rest_records (collection, parent_id, place);
+`;
+
+/** Creates the tables and indexes if they are missing; the caller runs it inside a transaction. */
+export async function createSchema(client: ClientBase): Promise<void> {
+  await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
+  await client.query(SCHEMA_SQL);
+}

@@ -1,0 +1,110 @@
+// The seam to a database adapter: what the server hands it, and how DATABASE_URL loads it (the core never imports it statically).
+import type { Resources } from "./dataset.ts";
+import { formatEntityTag, newEpoch } from "./conditions.ts";
+import { HttpError } from "./errors.ts";
+import { isPlain, type ListQuery, selectPage } from "./lists.ts";
+import type { SeedRecords } from "./seed.ts";
+import type { Store, StoredRecord } from "./store.ts";
+
+/** The package name the server imports when a database URL is given. */
+export const POSTGRES_ADAPTER = "rest-reference-server-postgres";
+
+/**
+ * Everything an adapter gets from the server, so that it needs the server's types only and
+ * none of its modules: an adapter installed from the registry cannot reach them by path.
+ */
+export type DatabaseStoreOptions = {
+  /** The four resources: names, id policies, parents and children. */
+  resources: Resources;
+  /** The records a new database starts with, and `reset()` goes back to. */
+  starting: SeedRecords;
+  /** Whether the starting records came from a seed, which is then worth a notice if the database holds data already. */
+  seeded: boolean;
+  /** Where notices go, one line each. */
+  warn: (line: string) => void;
+  /** The 503 `STORE_UNAVAILABLE` error to throw while the database cannot be reached. */
+  unavailable: (message: string) => Error;
+  /** The strong ETag of a version: the same form as the memory store's. */
+  entityTag: (epoch: string, version: number) => string;
+  /** A new epoch for a new data set's ETags. */
+  newEpoch: () => string;
+  /** Whether a list request asks for the list as held (no sort, no filters). */
+  isPlain: (list: ListQuery) => boolean;
+  /** Filters, sorts and pages records as the memory store does. */
+  selectPage: <R extends StoredRecord>(records: readonly R[], list: ListQuery) => { items: R[]; total: number };
+  /** Told how long a read (`query`) or a write's whole transaction (`transaction`) took, in milliseconds, for the metrics. */
+  took?: (operation: "query" | "transaction", milliseconds: number) => void;
+};
+
+/** What an adapter package exports: opens its store on a URL, or throws if the database cannot be used. */
+export type OpenDatabaseStore = (url: string, options: DatabaseStoreOptions) => Promise<Store>;
+
+/** A database that cannot be used at start-up, or an adapter that is not installed: one line that says what to do. */
+export class DatabaseError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "DatabaseError";
+  }
+}
+
+/** Options of openDatabaseStore. */
+export type OpenDatabaseOptions = {
+  resources: Resources;
+  /** The records a new database starts with. */
+  starting: SeedRecords;
+  seeded: boolean;
+  warn: (line: string) => void;
+  /** Told how long each database operation took. */
+  took?: (operation: "query" | "transaction", milliseconds: number) => void;
+  /** The package to load; the PostgreSQL adapter unless a test names another. */
+  adapter?: string;
+};
+
+/**
+ * Loads the adapter package and opens its store on `url`. An adapter that is not installed,
+ * or a database that cannot be reached or set up, is a DatabaseError of one line.
+ */
+export async function openDatabaseStore(url: string, options: OpenDatabaseOptions): Promise<Store> {
+  const name = options.adapter ?? POSTGRES_ADAPTER;
+  let open: OpenDatabaseStore;
+  try {
+    ({ openPostgresStore: open } = (await import(name)) as { openPostgresStore: OpenDatabaseStore });
+  } catch (error) {
+    throw new DatabaseError(`DATABASE_URL needs the package ${name}, which cannot be loaded (${describe(error)}); install it beside the server: npm install ${name}`, error);
+  }
+  if (typeof open !== "function") throw new DatabaseError(`The package ${name} does not export openPostgresStore; install a version made for this server`);
+  try {
+    return await open(url, {
+      resources: options.resources,
+      starting: options.starting,
+      seeded: options.seeded,
+      warn: options.warn,
+      unavailable: (message) => new HttpError("STORE_UNAVAILABLE", message),
+      entityTag: formatEntityTag,
+      newEpoch,
+      isPlain,
+      selectPage,
+      took: options.took,
+    });
+  } catch (error) {
+    throw new DatabaseError(`Cannot use the database at ${redact(url)} (${describe(error)}); check DATABASE_URL and that the database server runs`, error);
+  }
+}
+
+/** The URL with its password hidden, as messages show it. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.href;
+  } catch {
+    return "DATABASE_URL";
+  }
+}
+
+/** An error's code, or the first line of its message. */
+function describe(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === "string" && code !== "") return code;
+  return String(message ?? error).split("\n")[0]!;
+}

@@ -1,0 +1,242 @@
+// startServer with databaseUrl against a real PostgreSQL: shared data, seeds, reset and snapshot, lost connections, and a missing adapter.
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { after, before, test } from "node:test";
+import { DatabaseError, openDatabaseStore, redact } from "../../src/database.ts";
+import { defineData } from "../../src/dataset.ts";
+import { SeedError } from "../../src/seed.ts";
+import { type RunningServer, startServer } from "../../src/server.ts";
+import { call } from "../support/http.ts";
+import { type Cluster, startCluster } from "../support/postgres.ts";
+
+let cluster: Cluster;
+before(async () => {
+  cluster = await startCluster();
+});
+after(() => cluster.close());
+
+const GRACE = { name: "Grace Hopper", email: "grace@example.com" };
+const AT = "2026-01-31T09:30:00.000Z";
+
+/** An instance on `url`, closed when the test ends. */
+async function serve(t: { after: (fn: () => Promise<void>) => void }, databaseUrl: string, options: Parameters<typeof startServer>[0] = {}): Promise<RunningServer> {
+  const server = await startServer({ databaseUrl, clock: () => new Date(AT), ...options });
+  t.after(() => server.close());
+  return server;
+}
+
+test("two instances on one database share its records: a write through one is read through the other, with the same ETag", async (t) => {
+  const url = await cluster.createDatabase();
+  const [a, b] = [await serve(t, url), await serve(t, url)];
+  assert.deepEqual((await call(`${b.url}/users`)).body, [
+    { id: 1, name: "Ada Lovelace", email: "ada@example.com" },
+    { id: 2, name: "Alan Turing", email: "alan@example.com" },
+  ]);
+  const created = await call(`${a.url}/users`, { method: "POST", json: GRACE });
+  assert.equal(created.status, 201);
+  assert.equal(created.headers.get("location"), "/users/3");
+  const read = await call(`${b.url}/users/3`);
+  assert.deepEqual(read.body, { id: 3, ...GRACE });
+  assert.equal(read.headers.get("etag"), created.headers.get("etag"));
+  // The next create through the other instance counts the record the first one made.
+  const next = await call(`${b.url}/users`, { method: "POST", json: { name: "Kay", email: "kay@example.com" } });
+  assert.deepEqual(next.body, { id: 4, name: "Kay", email: "kay@example.com" });
+  const stale = await call(`${a.url}/users/3`, { method: "PUT", json: { name: "G" }, headers: { "if-match": '"other-1"' } });
+  assert.equal(stale.status, 412);
+  const updated = await call(`${a.url}/users/3`, { method: "PUT", json: { name: "G" }, headers: { "if-match": read.headers.get("etag")! } });
+  assert.equal(updated.status, 200);
+  assert.notEqual(updated.headers.get("etag"), read.headers.get("etag"));
+  assert.equal((await call(`${b.url}/users/3`)).headers.get("etag"), updated.headers.get("etag"));
+  assert.equal((await call(`${b.url}/users/3`, { headers: { "if-none-match": updated.headers.get("etag")! } })).status, 304);
+});
+
+test("a list's X-Total-Count, page, ETag and Link agree; sort and filters work over the database as in memory", async (t) => {
+  const url = await cluster.createDatabase();
+  const server = await serve(t, url);
+  for (const name of ["Cy", "Bo", "Al"]) await call(`${server.url}/users`, { method: "POST", json: { name, email: `${name}@example.com`, team: "x" } });
+  const page = await call(`${server.url}/users?limit=2&offset=1`);
+  assert.equal(page.headers.get("x-total-count"), "5");
+  assert.deepEqual((page.body as Array<{ id: number }>).map((user) => user.id), [2, 3]);
+  const sorted = await call(`${server.url}/users?team=x&sort=name&limit=2`);
+  assert.equal(sorted.headers.get("x-total-count"), "3");
+  assert.deepEqual((sorted.body as Array<{ name: string }>).map((user) => user.name), ["Al", "Bo"]);
+  const tag = page.headers.get("etag")!;
+  assert.equal((await call(`${server.url}/users`, { headers: { "if-none-match": tag } })).status, 304);
+  await call(`${server.url}/users/5`, { method: "DELETE" });
+  assert.notEqual((await call(`${server.url}/users`)).headers.get("etag"), tag);
+});
+
+test("posts, comments and replies: ids from a sequence never reused, child lists by parent, and a delete that cascades in one transaction", async (t) => {
+  const url = await cluster.createDatabase();
+  const [a, b] = [await serve(t, url), await serve(t, url)];
+  const post = async (server: RunningServer) => (await call(`${server.url}/posts`, { method: "POST", json: { title: "T", body: "B" } })).body as { id: number };
+  assert.equal((await post(a)).id, 1);
+  assert.equal((await post(b)).id, 2);
+  const comment = await call(`${a.url}/posts/1/comments`, { method: "POST", json: { body: "c" } });
+  assert.deepEqual(comment.body, { id: 1, postId: 1, body: "c", createdAt: AT });
+  await call(`${b.url}/posts/2/comments`, { method: "POST", json: { body: "d" } });
+  const reply = await call(`${b.url}/comments/1/replies`, { method: "POST", json: { body: "r" } });
+  assert.deepEqual(reply.body, { id: 1, commentId: 1, body: "r", createdAt: AT });
+  const list = await call(`${a.url}/posts/1/comments`);
+  assert.equal(list.headers.get("x-total-count"), "1");
+  assert.deepEqual(list.body, [comment.body]);
+  assert.equal((await call(`${a.url}/posts/9/comments`)).status, 404);
+  assert.equal((await call(`${a.url}/posts/1`, { method: "DELETE" })).status, 204);
+  assert.equal((await call(`${b.url}/comments/1`)).status, 404);
+  assert.equal((await call(`${b.url}/replies/1`)).status, 404);
+  assert.equal((await call(`${b.url}/comments/1/replies`, { method: "POST", json: { body: "late" } })).status, 404);
+  assert.equal((await call(`${b.url}/posts/2/comments`)).headers.get("x-total-count"), "1");
+  // Sequences go on past the deleted ids.
+  assert.equal((await post(b)).id, 3);
+  const snapshot = await a.snapshot();
+  assert.deepEqual(snapshot.posts.map((record) => record.id), [2, 3]);
+  assert.deepEqual(snapshot.comments.map((record) => record.id), [2]);
+  assert.deepEqual(snapshot.replies, []);
+});
+
+test("racing creates of the count + 1 user id through two instances: each a 201 with its own id, or a 409; never two records with one id", async (t) => {
+  const url = await cluster.createDatabase();
+  const [a, b] = [await serve(t, url), await serve(t, url)];
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, index) =>
+      call(`${(index % 2 === 0 ? a : b).url}/users`, {
+        method: "POST",
+        // Half choose one of five ids, so that creates race for the same id.
+        json: { ...(index % 4 < 2 ? {} : { id: 3 + (index % 5) }), name: `U${index}`, email: `u${index}@example.com` },
+      }),
+    ),
+  );
+  const created = answers.filter((answer) => answer.status === 201).map((answer) => answer.body as { id: number; name: string });
+  assert.deepEqual([...new Set(answers.map((answer) => answer.status))].filter((status) => status !== 201 && status !== 409), []);
+  assert.ok(created.length >= 1);
+  assert.ok(answers.some((answer) => answer.status === 409), "no create raced another for its id");
+  assert.equal(new Set(created.map((user) => user.id)).size, created.length, "two 201s gave one id");
+  const held = (await a.snapshot()).users;
+  assert.equal(held.length, 2 + created.length);
+  for (const user of created) assert.deepEqual(held.find((record) => record.id === user.id), user);
+});
+
+test("a seed fills a new database only: on one that holds data, one warning, the data kept, and the seed still checked", async (t) => {
+  const url = await cluster.createDatabase();
+  const seed = { users: [{ id: 7, name: "Eve", email: "eve@example.com" }] };
+  const warnings: string[] = [];
+  const first = await serve(t, url, { seed, logWarning: (line) => warnings.push(line) });
+  assert.deepEqual((await call(`${first.url}/users`)).body, seed.users);
+  assert.equal(warnings.length, 0);
+  const second = await serve(t, url, { seed: { users: [] }, logWarning: (line) => warnings.push(line) });
+  assert.deepEqual(warnings, ["The database holds data already, so the seed was not loaded; a seed fills only a new database"]);
+  assert.deepEqual((await call(`${second.url}/users`)).body, seed.users);
+  await assert.rejects(startServer({ databaseUrl: url, seed: { users: [{ id: 0 }] } as never }), SeedError);
+  // A start without a seed says nothing.
+  await serve(t, url, { logWarning: (line) => warnings.push(line) });
+  assert.equal(warnings.length, 1);
+});
+
+test("reset() puts the starting records back for every instance, ids start again and ETags are never given twice; snapshot() copies them all", async (t) => {
+  const url = await cluster.createDatabase();
+  const [a, b] = [await serve(t, url), await serve(t, url)];
+  const before = await call(`${a.url}/users/1`);
+  await call(`${a.url}/users/1`, { method: "PUT", json: { name: "Changed" } });
+  await call(`${a.url}/posts`, { method: "POST", json: { title: "T", body: "B" } });
+  await b.reset();
+  const after = await call(`${a.url}/users/1`);
+  assert.deepEqual(after.body, before.body);
+  assert.notEqual(after.headers.get("etag"), before.headers.get("etag"));
+  assert.deepEqual(await a.snapshot(), {
+    users: [
+      { id: 1, name: "Ada Lovelace", email: "ada@example.com" },
+      { id: 2, name: "Alan Turing", email: "alan@example.com" },
+    ],
+    posts: [],
+    comments: [],
+    replies: [],
+  });
+  assert.equal(((await call(`${b.url}/posts`, { method: "POST", json: { title: "T", body: "B" } })).body as { id: number }).id, 1);
+});
+
+test("while PostgreSQL is stopped, requests for data get 503 STORE_UNAVAILABLE and /readyz 503; once it is back, both serve again", async (t) => {
+  // A cluster of its own: stopping the shared one would break the other tests.
+  const own = await startCluster();
+  t.after(() => own.close());
+  const server = await serve(t, await own.createDatabase());
+  assert.equal((await call(`${server.url}/readyz`)).status, 200);
+  own.stop();
+  for (const [method, path, json] of [
+    ["GET", "/users/1"],
+    ["GET", "/users"],
+    ["POST", "/users", GRACE],
+    ["PUT", "/users/1", { name: "X" }],
+    ["DELETE", "/users/2"],
+    ["GET", "/posts/1/comments"],
+  ] as const) {
+    const answer = await call(`${server.url}${path}`, { method, json });
+    assert.equal(answer.status, 503, `${method} ${path}: ${answer.text}`);
+    assert.equal((answer.body as { code: string }).code, "STORE_UNAVAILABLE");
+    assert.match((answer.body as { message: string }).message, /^The database cannot be used now \(.+\); retry shortly/);
+  }
+  assert.deepEqual((await call(`${server.url}/readyz`)).body, {
+    message: "The data store cannot serve requests now; send none here",
+    code: "STORE_UNAVAILABLE",
+  });
+  await assert.rejects(server.snapshot(), (error: Error & { status?: number }) => error.status === 503);
+  await assert.rejects(server.reset(), (error: Error & { status?: number }) => error.status === 503);
+  assert.equal((await call(`${server.url}/healthz`)).status, 200);
+  own.start();
+  assert.equal((await call(`${server.url}/readyz`)).status, 200);
+  assert.equal((await call(`${server.url}/users`, { method: "POST", json: GRACE })).status, 201);
+  assert.deepEqual((await call(`${server.url}/users/3`)).body, { id: 3, ...GRACE });
+});
+
+test("startServer with a database that cannot be reached rejects with a DatabaseError of one line, the password hidden", async () => {
+  const port = await closedPort();
+  await assert.rejects(
+    startServer({ databaseUrl: `postgres://rest:secret@127.0.0.1:${port}/rest` }),
+    new DatabaseError(`Cannot use the database at postgres://rest:***@127.0.0.1:${port}/rest (ECONNREFUSED); check DATABASE_URL and that the database server runs`),
+  );
+});
+
+test("startServer refuses databaseUrl with dataDir, with the journal's settings, or when it is not a PostgreSQL URL", async () => {
+  const databaseUrl = cluster.url("rest");
+  await assert.rejects(startServer({ databaseUrl, dataDir: "/tmp/x" }), new TypeError("databaseUrl and dataDir cannot be given together; choose one store"));
+  await assert.rejects(startServer({ databaseUrl, fsync: "always" }), new TypeError("fsync and compactBytes need dataDir"));
+  await assert.rejects(
+    startServer({ databaseUrl: "mysql://localhost/rest" }),
+    new TypeError("databaseUrl must be a PostgreSQL URL such as postgres://user:password@localhost:5432/name"),
+  );
+});
+
+test("openDatabaseStore says how to install an adapter that is missing, and refuses a package that is not one", async () => {
+  const { resources, starting } = defineData();
+  const options = { resources, starting, seeded: false, warn: () => {} };
+  await assert.rejects(
+    openDatabaseStore("postgres://localhost/rest", { ...options, adapter: "rest-reference-server-no-such-adapter" }),
+    (error: Error) => {
+      assert.ok(error instanceof DatabaseError);
+      assert.match(
+        error.message,
+        /^DATABASE_URL needs the package rest-reference-server-no-such-adapter, which cannot be loaded \(.+\); install it beside the server: npm install rest-reference-server-no-such-adapter$/,
+      );
+      return true;
+    },
+  );
+  await assert.rejects(
+    openDatabaseStore("postgres://localhost/rest", { ...options, adapter: "node:os" }),
+    new DatabaseError("The package node:os does not export openPostgresStore; install a version made for this server"),
+  );
+});
+
+test("redact hides a URL's password, keeps one without, and names DATABASE_URL for text that is no URL", () => {
+  assert.equal(redact("postgres://rest:secret@db:5432/rest"), "postgres://rest:***@db:5432/rest");
+  assert.equal(redact("postgres://db/rest"), "postgres://db/rest");
+  assert.equal(redact("postgres://rest:secret@[db/rest"), "DATABASE_URL");
+});
+
+/** A port on the loopback where nothing listens. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
