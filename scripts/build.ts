@@ -1,6 +1,6 @@
 // Builds dist/: the source compiled to JavaScript that runs with plain node and no node_modules, with its .d.ts types; then the adapter packages' dist/.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import ts from "typescript";
@@ -18,7 +18,8 @@ rewriteDeclarations("dist");
 console.log("Built dist/; start it with: node dist/main.js");
 
 // Each adapter package in packages/ after the server, whose .d.ts files its types come from.
-for (const name of readdirSync("packages")) {
+// The container image's build copies the server alone (see Dockerfile), without packages/.
+for (const name of existsSync("packages") ? readdirSync("packages") : []) {
   const folder = join("packages", name);
   rmSync(join(folder, "dist"), { recursive: true, force: true });
   execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", join(folder, "tsconfig.build.json")], { stdio: "inherit" });
