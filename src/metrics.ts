@@ -28,7 +28,7 @@ export type Metrics = {
   answered(method: string, route: string, status: number, milliseconds: number): void;
   /** An answer written on a raw socket (malformed HTTP, a time-out): no request arrived as such, and none was in flight. */
   answeredRaw(status: number): void;
-  /** A store operation's time, in ms: a journal sync, or a database transaction. */
+  /** A store operation's time, in ms: a journal sync, or a database read or write transaction. */
   storeTook(operation: string, milliseconds: number): void;
   /** The text a scrape gets. */
   render(): Awaitable<string>;
@@ -116,7 +116,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
       for (const collection in records) lines.push(`rest_records${labels({ collection })} ${records[collection]}`);
     }
     if (storeLatency.size > 0) {
-      family(lines, "rest_store_duration_seconds", "histogram", "Time the store took to keep writes: a journal write and sync, or a database transaction.");
+      family(lines, "rest_store_duration_seconds", "histogram", "Time the store took: a journal sync (sync), or a database read (query) or write transaction (transaction), by operation.");
       for (const [operation, histogram] of storeLatency) histogramLines(lines, "rest_store_duration_seconds", { operation }, STORE_BUCKETS, histogram);
     }
     family(lines, "process_resident_memory_bytes", "gauge", "Resident set size of the process, in bytes.");

@@ -187,6 +187,19 @@ test("while PostgreSQL is stopped, requests for data get 503 STORE_UNAVAILABLE a
   assert.deepEqual((await call(`${server.url}/users/3`)).body, { id: 3, ...GRACE });
 });
 
+test("/metrics counts the database's records and times its queries and transactions", async (t) => {
+  const url = await cluster.createDatabase();
+  const server = await serve(t, url);
+  assert.equal((await call(`${server.url}/users`, { method: "POST", json: GRACE })).status, 201);
+  assert.equal((await call(`${server.url}/users/3`)).status, 200);
+  const text = (await call(`${server.url}/metrics`)).text;
+  const sample = (key: string) => Number(text.split("\n").find((line) => line.startsWith(`${key} `))?.slice(key.length + 1));
+  assert.equal(sample('rest_records{collection="users"}'), 3);
+  assert.equal(sample('rest_records{collection="posts"}'), 0);
+  assert.equal(sample('rest_store_duration_seconds_count{operation="transaction"}'), 1);
+  assert.ok(sample('rest_store_duration_seconds_count{operation="query"}') >= 1);
+});
+
 test("startServer with a database that cannot be reached rejects with a DatabaseError of one line, the password hidden", async () => {
   const port = await closedPort();
   await assert.rejects(
