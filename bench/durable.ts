@@ -12,7 +12,7 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
-import { WRK_DONE } from "./wrk.ts";
+import { oneRequestScript } from "./wrk.ts";
 
 const QUICK = process.argv.includes("--quick");
 const dirFlag = process.argv.indexOf("--dir");
@@ -108,21 +108,8 @@ process.on("exit", () => rmSync(scripts, { recursive: true, force: true }));
 
 /** A wrk Lua script that sends one request over and over and prints its figures as JSON. */
 function wrkScript(workload: Workload): string {
-  const body = workload.method === "POST" ? JSON.stringify(JSON.stringify(NEW_USER)) : "nil";
-  const headers = workload.method === "POST" ? '{["Content-Type"] = "application/json"}' : "{}";
   const file = join(scripts, `${workload.method}-${workload.connections}.lua`);
-  writeFileSync(
-    file,
-    `-- Built in init, once wrk knows the Host header every request must carry.
-local req
-function init(args)
-  req = wrk.format(${JSON.stringify(workload.method)}, ${JSON.stringify(workload.path)}, ${headers}, ${body})
-end
-function request()
-  return req
-end
-${WRK_DONE}`,
-  );
+  writeFileSync(file, oneRequestScript(workload.method, workload.path, workload.method === "POST" ? NEW_USER : undefined));
   return file;
 }
 

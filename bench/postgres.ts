@@ -15,7 +15,7 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { startCluster } from "../test/support/postgres.ts";
-import { WRK_DONE } from "./wrk.ts";
+import { oneRequestScript } from "./wrk.ts";
 
 const QUICK = process.argv.includes("--quick");
 const PLAN = QUICK ? { rounds: 1, seconds: 1, warmup: 1 } : { rounds: 5, seconds: 3, warmup: 1 };
@@ -70,20 +70,8 @@ async function stop(server: Running): Promise<void> {
 }
 
 function script(workload: Workload): string {
-  const body = workload.method === "POST" ? JSON.stringify(JSON.stringify(NEW_USER)) : "nil";
-  const headers = workload.method === "POST" ? '{["Content-Type"] = "application/json"}' : "{}";
   const file = join(work, `${workload.method}-${workload.path.replaceAll("/", "_")}.lua`);
-  writeFileSync(
-    file,
-    `local req
-function init(args)
-  req = wrk.format(${JSON.stringify(workload.method)}, ${JSON.stringify(workload.path)}, ${headers}, ${body})
-end
-function request()
-  return req
-end
-${WRK_DONE}`,
-  );
+  writeFileSync(file, oneRequestScript(workload.method, workload.path, workload.method === "POST" ? NEW_USER : undefined));
   return file;
 }
 

@@ -8,3 +8,21 @@ export const WRK_DONE = `function done(summary, latency, requests)
     e.connect + e.read + e.write + e.timeout))
 end
 `;
+
+/**
+ * A wrk Lua script that sends one request over and over and prints its figures as JSON:
+ * a GET, or a POST of `json` as an application/json body.
+ */
+export function oneRequestScript(method: string, path: string, json?: unknown): string {
+  const body = json === undefined ? "nil" : JSON.stringify(JSON.stringify(json));
+  const headers = json === undefined ? "{}" : '{["Content-Type"] = "application/json"}';
+  return `-- Built in init, once wrk knows the Host header every request must carry.
+local req
+function init(args)
+  req = wrk.format(${JSON.stringify(method)}, ${JSON.stringify(path)}, ${headers}, ${body})
+end
+function request()
+  return req
+end
+${WRK_DONE}`;
+}
