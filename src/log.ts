@@ -39,9 +39,32 @@ export type Logger = {
   flush(): void;
 };
 
+// Set once stdout or stderr has failed (its reader went away: EPIPE): the log stops writing
+// there, and the server goes on serving. Without a listener, the failed write's error event
+// would end the process.
+const broken = { out: false, err: false };
+let watching = false;
+
+function watchStandardStreams(): void {
+  if (watching) return;
+  watching = true;
+  process.stdout.on("error", () => {
+    if (broken.out) return;
+    broken.out = true;
+    if (!broken.err) process.stderr.write("stdout cannot be written to (its reader has gone); access lines are dropped from now on\n");
+  });
+  process.stderr.on("error", () => {
+    broken.err = true;
+  });
+}
+
 const STANDARD_SINKS: LogSinks = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  out: (text) => {
+    if (!broken.out) process.stdout.write(text);
+  },
+  err: (text) => {
+    if (!broken.err) process.stderr.write(text);
+  },
 };
 
 /** Access lines wait at most for the end of this turn of the event loop, or until this many characters are batched. */
@@ -53,6 +76,7 @@ const BATCH_CHARACTERS = 16 * 1024;
  * are written at once. `off` writes no access line; errors and notices still go to stderr, as text.
  */
 export function createLogger(format: LogFormat, sinks: LogSinks = STANDARD_SINKS): Logger {
+  if (sinks === STANDARD_SINKS) watchStandardStreams();
   let batch = "";
   let scheduled = false;
   const flush = () => {
@@ -95,11 +119,11 @@ export function createLogger(format: LogFormat, sinks: LogSinks = STANDARD_SINKS
   };
 }
 
-// The method is an HTTP token, the request id sane or made here, and the address an IP
-// address: none needs escaping in JSON; only the path is passed through JSON.stringify.
+// The request id is sane or made here, and the address an IP address: neither needs escaping
+// in JSON. The method and the path are passed through JSON.stringify, whatever a runtime's parser lets in.
 function accessJson(entry: AccessEntry): string {
   return (
-    `{"time":"${timestamp()}","level":"info","method":"${entry.method}","path":${JSON.stringify(entry.path)},` +
+    `{"time":"${timestamp()}","level":"info","method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},` +
     `"status":${entry.status},"bytes":${entry.bytes},"durationMs":${round(entry.milliseconds)},` +
     `"requestId":"${entry.requestId}","remote":${entry.remote === undefined ? "null" : `"${entry.remote}"`}}\n`
   );

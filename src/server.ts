@@ -13,7 +13,7 @@ import { openJournalStore } from "./journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
 import { type Logger, createLogger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
-import { newRequestId } from "./request-id.ts";
+import { requestIdOf } from "./request-id.ts";
 import { rawErrorResponse } from "./respond.ts";
 import type { Snapshot } from "./seed.ts";
 import type { Store } from "./store.ts";
@@ -116,7 +116,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // The store tells its latency to the metrics, made once the store is open (they count its records).
   let metrics: Metrics | undefined;
   const storeTook = (operation: string, milliseconds: number) => metrics?.storeTook(operation, milliseconds);
-  const data = await openData({ seed, clock, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure, storeTook });
+  // The access lines batched so far go out before the store failure is told: the command exits on it.
+  const toldFailure =
+    onStoreFailure === undefined
+      ? undefined
+      : (error: Error) => {
+          logger.flush();
+          onStoreFailure(error);
+        };
+  const data = await openData({ seed, clock, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure: toldFailure, storeTook });
   const { store } = data;
   try {
     metrics = metricsOn ? recordMetrics(data) : undefined;
@@ -210,7 +218,9 @@ async function serve(
     // Answer only where no answer has begun on this connection, so none is corrupted.
     if (socket.writable && !pending.some((response) => response.headersSent)) {
       const [code, message] = describeClientError(error.code);
-      answerRaw(socket, code, message, "-", "-");
+      // A request whose headers had arrived (its body timed out, or broke off) keeps its method, target and id.
+      const request = pending[0]?.req;
+      answerRaw(socket, code, message, request?.method ?? "-", request?.url ?? "-", request?.headers["x-request-id"]);
     }
     socket.destroy();
   });
@@ -224,13 +234,17 @@ async function serve(
   // This API is not a proxy: CONNECT gets a 404 like any unknown target.
   server.on("connect", (request: IncomingMessage, socket: Duplex) => {
     const message = `No route for CONNECT ${clip(request.url ?? "")}`;
-    answerRaw(socket, "ROUTE_NOT_FOUND", message, "CONNECT", request.url ?? "");
+    answerRaw(socket, "ROUTE_NOT_FOUND", message, "CONNECT", request.url ?? "", request.headers["x-request-id"]);
     socket.end(() => socket.destroy());
   });
 
-  /** Writes a whole error answer on a socket the HTTP parser gave up on, and logs and counts it like any answer. */
-  function answerRaw(socket: Duplex, code: ErrorCode, message: string, method: string, path: string): void {
-    const requestId = newRequestId();
+  /**
+   * Writes a whole error answer on a socket the HTTP parser gave up on, and logs and counts it
+   * like any answer: with the request's own id if it sent a sane one, and no duration, since
+   * when its bytes began to arrive is not known.
+   */
+  function answerRaw(socket: Duplex, code: ErrorCode, message: string, method: string, path: string, sentId?: string | string[]): void {
+    const requestId = requestIdOf(sentId);
     const text = rawErrorResponse(code, message, requestId);
     socket.write(text);
     const { status } = ERROR_CATALOGUE[code];

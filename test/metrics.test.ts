@@ -95,8 +95,10 @@ test("every family has HELP and TYPE lines before its samples", () => {
   metrics.storeTook("sync", 1);
   const text = metrics.render() as string;
   const families = new Set<string>();
-  for (const line of text.split("\n")) {
+  const lines = text.split("\n");
+  for (const [index, line] of lines.entries()) {
     const declared = /^# TYPE (\S+) (counter|gauge|histogram)$/.exec(line);
+    if (declared) assert.match(lines[index - 1]!, new RegExp(`^# HELP ${declared[1]} \\S`), `HELP before ${line}`);
     if (declared) families.add(declared[1]!);
     else if (line !== "" && !line.startsWith("# HELP ")) {
       const name = /^[a-z_]+/.exec(line)![0];

@@ -1,12 +1,13 @@
 // Black-box tests of what an operator sees of a server process (contract 12): the access log, request ids and /metrics.
 // They read the process's stdout, so the in-process pass (TEST_TARGET unset) runs them against a node process.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { test } from "node:test";
 import { call } from "../support/http.ts";
 import { processMode, runToExit } from "../support/process.ts";
-import { rawRequest } from "../support/raw.ts";
-import { durableTargets, serverCommand, spawnTarget } from "../support/target.ts";
+import { openSocket, rawRequest, readResponse } from "../support/raw.ts";
+import { durableTargets, processEnv, readListeningUrl, serverCommand, spawnTarget } from "../support/target.ts";
 import { closeFirst, tempDir } from "../support/temp.ts";
 
 const PROCESS = processMode();
@@ -190,4 +191,43 @@ test(`on ${PROCESS}, a setting that stops the process is one plain line on stder
   assert.equal(code, 1);
   assert.equal(stdout, "");
   assert.equal(stderr, 'PORT must be a whole number from 0 to 65535, not "80a"\n');
+});
+
+test(`on ${PROCESS}, a request whose body times out gets a 408 with its own X-Request-Id, logged with its method and target`, async (t) => {
+  const { url, stop } = await startLogged(t, { LOG_FORMAT: "json", REQUEST_TIMEOUT_MS: "400", HEADERS_TIMEOUT_MS: "400" });
+  const socket = await openSocket(url);
+  const answer = readResponse(socket);
+  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nX-Request-Id: trace-9\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{");
+  const response = await answer;
+  socket.destroy();
+  assert.equal(response.status, 408);
+  assert.equal(response.headers["x-request-id"], "trace-9");
+  const lines = (await stop()).slice(1).map((line) => JSON.parse(line) as AccessLine);
+  assert.deepEqual(
+    lines.map((line) => [line.method, line.path, line.status, line.requestId]),
+    [["POST", "/users", 408, "trace-9"]],
+  );
+});
+
+test(`on ${PROCESS}, a server whose stdout reader goes away says so once on stderr and goes on serving`, async (t) => {
+  const { command, args, cwd } = serverCommand(PROCESS);
+  const data: Record<string, string> = durableTargets() ? { DATA_DIR: tempDir(t) } : {};
+  const child = spawn(command, args, { cwd, env: processEnv({ ...data, LOG_FORMAT: "json" }), stdio: ["ignore", "pipe", "pipe"] });
+  closeFirst(t, () => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const url = await readListeningUrl(child);
+  // The reader of its stdout is gone: the next access lines meet a broken pipe.
+  child.stdout!.destroy();
+  for (let i = 0; i < 5; i++) {
+    assert.equal((await call(`${url}/users/1`)).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(child.exitCode, null, "still running");
+  child.kill("SIGTERM");
+  const [code] = (await once(child, "exit")) as [number | null];
+  assert.equal(code, 0);
+  assert.equal(stderr, "stdout cannot be written to (its reader has gone); access lines are dropped from now on\n");
 });
