@@ -213,7 +213,7 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
     // here, where every answer passes, a request without Origin costs one header lookup.
     const headers = cors?.headersFor(request.headers.origin);
     const bytes = send(response, reply, { head: request.method === "HEAD", close: unread || exchange.close || isDraining(), headers, requestId: exchange.id });
-    if (bytes < 0) return gone(exchange);
+    if (bytes < 0) return gone();
     const milliseconds = performance.now() - exchange.started;
     const method = request.method ?? "GET";
     metrics?.answered(method, exchange.route, reply.status, milliseconds);
@@ -224,7 +224,7 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
   }
 
   /** A request that will get no answer: its client hung up, or its answer broke off. */
-  function gone(_exchange: Exchange): void {
+  function gone(): void {
     metrics?.abandoned();
   }
 
@@ -233,7 +233,7 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
       answer(exchange, error.toReply());
     } else if (error instanceof ClientGoneError) {
       // The client hung up mid-body: there is no one left to answer.
-      gone(exchange);
+      gone();
     } else {
       const { request, response } = exchange;
       try {
@@ -243,7 +243,7 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
       }
       if (response.headersSent) {
         response.destroy();
-        gone(exchange);
+        gone();
       } else answer(exchange, internalErrorReply(exchange.id));
     }
   }

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
 import { type CorsOrigins, normaliseOrigin } from "./cors.ts";
+import { isPostgresUrl } from "./database.ts";
 import { parseWholeNumber } from "./input.ts";
 import { DEFAULT_COMPACT_BYTES } from "./journal/journal.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
@@ -363,7 +364,7 @@ function oneOf<T extends string>(names: readonly T[], fallback: T): (text: strin
 
 function readDatabaseUrl(text: string | undefined, source: string): string | undefined {
   if (text === undefined) return undefined;
-  if (!/^postgres(ql)?:\/\/\S+$/.test(text)) {
+  if (!isPostgresUrl(text)) {
     // Not echoed: it may hold a password.
     throw new ConfigError(`${source} must be a PostgreSQL URL that begins with postgres:// or postgresql://, such as postgres://user:password@localhost:5432/name`);
   }

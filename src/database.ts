@@ -6,6 +6,11 @@ import { isPlain, type ListQuery, selectPage } from "./lists.ts";
 import type { SeedRecords } from "./seed.ts";
 import type { Store, StoredRecord } from "./store.ts";
 
+/** Whether `text` is a PostgreSQL URL (`postgres://` or `postgresql://`), the only kind of database URL there is an adapter for. */
+export function isPostgresUrl(text: string): boolean {
+  return /^postgres(ql)?:\/\/\S+$/.test(text);
+}
+
 /** The package name the server imports when a database URL is given. */
 export const POSTGRES_ADAPTER = "rest-reference-server-postgres";
 

@@ -7,7 +7,7 @@ import { TIMEOUTS } from "./config.ts";
 import { ERROR_CATALOGUE, type ErrorCode, HttpError } from "./errors.ts";
 import { clip } from "./input.ts";
 import { refuseUnknownOptions } from "./options.ts";
-import { openDatabaseStore } from "./database.ts";
+import { isPostgresUrl, openDatabaseStore } from "./database.ts";
 import { createDataSet, type DataSet, defineData } from "./dataset.ts";
 import { openJournalStore } from "./journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
@@ -300,7 +300,7 @@ type DataOptions = Pick<ServerOptions, "seed" | "clock" | "dataDir" | "databaseU
 async function openData(options: DataOptions): Promise<DataSet> {
   const { dataDir, databaseUrl, fsync, compactBytes } = options;
   if (databaseUrl !== undefined) {
-    if (typeof databaseUrl !== "string" || !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    if (typeof databaseUrl !== "string" || !isPostgresUrl(databaseUrl)) {
       throw new TypeError("databaseUrl must be a PostgreSQL URL such as postgres://user:password@localhost:5432/name");
     }
     // One store at a time: each would hold a different data set.
