@@ -1,6 +1,7 @@
 // CPU time per request of the built server with no network: real node:http parsing and writing over an in-memory socket.
 //
-//   node bench/in-memory.mjs [get|404|post|comments] [requests] [dir holding dist/ | a peer's .mjs file]
+//   node bench/in-memory.mjs [get|list|404|post|comments] [requests] [dir holding dist/ | a peer's .mjs file]
+//   CONNECTIONS=50 node bench/in-memory.mjs ...   (50 connections, one request at a time on each, as wrk sends them)
 //
 // With LOG_FORMAT=json or text in the environment, this server writes its access log to
 // stdout (redirect it: `> /dev/null`), and the figure goes to stderr.
@@ -35,6 +36,7 @@ async function startPeer(file) {
 
 const REQUESTS = {
   get: "GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n",
+  list: "GET /users HTTP/1.1\r\nHost: x\r\n\r\n",
   404: "GET /users/999999 HTTP/1.1\r\nHost: x\r\n\r\n",
   post:
     "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 51\r\n\r\n" +
@@ -42,33 +44,66 @@ const REQUESTS = {
   comments: "GET /posts/1/comments HTTP/1.1\r\nHost: x\r\n\r\n",
 };
 if (!(kind in REQUESTS)) throw new Error(`Unknown request kind "${kind}"; use ${Object.keys(REQUESTS).join(", ")}`);
-// Requests go in pipelined batches; the next batch is sent once every answer has come back.
+// Requests go in pipelined batches of 50 on one connection; the next batch is sent once
+// every answer has come back. With CONNECTIONS=50 in the environment they go instead as
+// wrk sends them: 50 connections, each sending its next request once its answer is back.
 const BATCH = 50;
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 0);
+const request = Buffer.from(REQUESTS[kind]);
 const batch = Buffer.from(REQUESTS[kind].repeat(BATCH));
 
-/** Sends `total` requests over one in-memory connection; resolves once all are answered. */
+/** An in-memory connection to the server; `answered(n)` is told of the answers in each chunk written. */
+function connect(answered) {
+  const socket = new Duplex({
+    read() {},
+    write(chunk, _encoding, callback) {
+      const text = chunk.toString("latin1");
+      let count = 0;
+      for (let i = text.indexOf("HTTP/1.1 "); i !== -1; i = text.indexOf("HTTP/1.1 ", i + 1)) count++;
+      if (count > 0) answered(count);
+      callback();
+    },
+  });
+  // The few socket methods node:http calls on a connection, as no-ops.
+  socket.setTimeout = socket.setNoDelay = socket.setKeepAlive = () => socket;
+  socket.remoteAddress = "127.0.0.1";
+  socket.bytesRead = 0;
+  api.server.emit("connection", socket);
+  return socket;
+}
+
+/** Sends `total` requests; resolves once all are answered. */
 function run(total) {
   return new Promise((done) => {
     let answered = 0;
+    if (CONNECTIONS > 0) {
+      let sent = 0;
+      const sockets = Array.from({ length: CONNECTIONS }, () => {
+        const socket = connect((count) => {
+          answered += count;
+          if (answered >= total) done();
+          else if (sent < total) {
+            sent++;
+            socket.push(request);
+          }
+        });
+        return socket;
+      });
+      for (const socket of sockets) {
+        sent++;
+        socket.push(request);
+      }
+      return;
+    }
     let sent = BATCH;
-    const socket = new Duplex({
-      read() {},
-      write(chunk, _encoding, callback) {
-        const text = chunk.toString("latin1");
-        for (let i = text.indexOf("HTTP/1.1 "); i !== -1; i = text.indexOf("HTTP/1.1 ", i + 1)) answered++;
-        if (answered >= total) done();
-        else if (answered === sent) {
-          sent += BATCH;
-          socket.push(batch);
-        }
-        callback();
-      },
+    const socket = connect((count) => {
+      answered += count;
+      if (answered >= total) done();
+      else if (answered === sent) {
+        sent += BATCH;
+        socket.push(batch);
+      }
     });
-    // The few socket methods node:http calls on a connection, as no-ops.
-    socket.setTimeout = socket.setNoDelay = socket.setKeepAlive = () => socket;
-    socket.remoteAddress = "127.0.0.1";
-    socket.bytesRead = 0;
-    api.server.emit("connection", socket);
     socket.push(batch);
   });
 }

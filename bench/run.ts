@@ -1,4 +1,5 @@
-// Benchmark: this server's dist/ against bare node:http, Fastify, Hono and Express 5, interleaved round after round.
+// Benchmark: this server's dist/ against bare node:http, Fastify, Hono and Express 5, interleaved round after round;
+// and, on the users workloads, against a minimal bare node:http server and a minimal Fastify app that do none of the contract's work.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
@@ -10,6 +11,8 @@ import { WRK_DONE } from "./wrk.ts";
 const QUICK = process.argv.includes("--quick");
 // --logging measures what the access log costs: this server with each LOG_FORMAT against bare node:http, the race only.
 const LOGGING = process.argv.includes("--logging");
+// --speed is the race of issue "speed": this server, the minimal bare server and the minimal Fastify app, on the three users workloads only.
+const SPEED = process.argv.includes("--speed");
 
 /**
  * How long each part runs; --quick is a smoke check, not a measurement. On a shared
@@ -51,8 +54,16 @@ const COMMENTS_PER_OTHER_POST = 100;
 const JSON_TYPE = "application/json; charset=utf-8";
 const NEW_USER = { name: "Grace Hopper", email: "grace@example.com" };
 
-/** A server under test: what runs it, with what environment, and whether it can hold seed data from its environment. */
-type Peer = { key: string; name: string; file: string; seedsOverHttp: boolean; env?: Record<string, string> };
+/**
+ * A server under test: what runs it, with what environment, and whether it can hold seed data
+ * from its environment. A minimal peer serves only the users workloads, and none of their checks.
+ */
+type Peer = { key: string; name: string; file: string; seedsOverHttp: boolean; env?: Record<string, string>; minimal?: true };
+
+const MINIMAL_PEERS: Peer[] = [
+  { key: "minimal", name: "minimal bare node:http", file: "bench/peers/minimal-bare.mjs", seedsOverHttp: false, minimal: true },
+  { key: "minimal-fastify", name: "minimal Fastify", file: "bench/peers/minimal-fastify.mjs", seedsOverHttp: false, minimal: true },
+];
 
 const ALL_PEERS: Peer[] = [
   { key: "bare", name: "bare node:http", file: "bench/peers/bare.mjs", seedsOverHttp: false },
@@ -60,6 +71,7 @@ const ALL_PEERS: Peer[] = [
   { key: "fastify", name: "Fastify", file: "bench/peers/fastify.mjs", seedsOverHttp: false },
   { key: "hono", name: "Hono + @hono/node-server", file: "bench/peers/hono.mjs", seedsOverHttp: false },
   { key: "express", name: "Express 5", file: "bench/peers/express.mjs", seedsOverHttp: false },
+  ...MINIMAL_PEERS,
 ];
 
 // The command logs nothing to a pipe by default (LOG_FORMAT=auto), so the race above runs it quiet.
@@ -70,17 +82,21 @@ const LOGGING_PEERS: Peer[] = [
   { key: "json", name: "this server, LOG_FORMAT=json", file: "dist/main.js", seedsOverHttp: true, env: { LOG_FORMAT: "json" } },
 ];
 
-const PEERS = LOGGING ? LOGGING_PEERS : ALL_PEERS;
+const SPEED_PEERS: Peer[] = [MINIMAL_PEERS[0]!, { key: "ours", name: "this server (dist/)", file: "dist/main.js", seedsOverHttp: true }, MINIMAL_PEERS[1]!];
+
+const PEERS = LOGGING ? LOGGING_PEERS : SPEED ? SPEED_PEERS : ALL_PEERS;
+// The server every ratio is taken against: the contract-equivalent bare server, or in --speed the minimal one.
+const BASE = SPEED ? "minimal" : "bare";
 
 /** One request as wrk sends it. */
 type Call = { method: string; path: string; body?: unknown };
 
-/** One workload: the requests wrk sends in turn on each connection. */
-type Workload = { name: string; calls: Call[] };
+/** One workload: the requests wrk sends in turn on each connection; `users` when the minimal peers serve it too. */
+type Workload = { name: string; calls: Call[]; users?: true };
 
-const WORKLOADS: Workload[] = [
-  { name: "GET /users/1", calls: [{ method: "GET", path: "/users/1" }] },
-  { name: "GET /users", calls: [{ method: "GET", path: "/users" }] },
+const WORKLOADS: Workload[] = ([
+  { name: "GET /users/1", calls: [{ method: "GET", path: "/users/1" }], users: true },
+  { name: "GET /users", calls: [{ method: "GET", path: "/users" }], users: true },
   { name: "GET /users/999999 (404)", calls: [{ method: "GET", path: "/users/999999" }] },
   { name: "GET /posts/1/comments", calls: [{ method: "GET", path: "/posts/1/comments" }] },
   {
@@ -95,8 +111,11 @@ const WORKLOADS: Workload[] = [
     ],
   },
   // Last, because every create adds a user to what the other workloads would read.
-  { name: "POST /users", calls: [{ method: "POST", path: "/users", body: NEW_USER }] },
-];
+  { name: "POST /users", calls: [{ method: "POST", path: "/users", body: NEW_USER }], users: true },
+] satisfies Workload[] as Workload[]).filter((workload) => !SPEED || workload.users);
+
+/** The peers that run a workload: the minimal ones only serve the users workloads. */
+const peersOf = (workload: Workload): Peer[] => PEERS.filter((peer) => !peer.minimal || workload.users === true);
 
 /** A running server: its base URL, its process id (for its memory), and how to stop it. */
 type Running = { url: string; pid: number; stop: () => Promise<void> };
@@ -220,7 +239,10 @@ function expectedAnswers(): Array<{ request: Call; status: number; body: unknown
  * headers as every other; a peer that answered differently would make the race meaningless.
  */
 async function verify(peer: Peer, url: string): Promise<void> {
-  for (const expected of expectedAnswers()) {
+  // A minimal peer, and every server in --speed, is checked on the users requests alone.
+  const usersOnly = peer.minimal === true || SPEED;
+  const served = expectedAnswers().filter((expected) => !usersOnly || /^\/users(\/[12])?$/.test(expected.request.path));
+  for (const expected of served) {
     const answer = await call(url, expected.request);
     const text = JSON.stringify(expected.body);
     const length = String(Buffer.byteLength(answer.text));
@@ -390,12 +412,12 @@ const print = (line = "") => {
   console.log(line);
 };
 
-type Row = { rps: number[]; p99: number[]; ratio: number[]; cpu: number[]; cpuRatio: number[] };
+type Row = { rps: number[]; p99: number[]; ratio: number[]; minimalRatio: number[]; cpu: number[]; cpuRatio: number[] };
 const results = new Map<string, Map<string, Row>>();
 const row = (workload: string, peer: string): Row => {
   const byPeer = results.get(workload) ?? new Map<string, Row>();
   results.set(workload, byPeer);
-  const found = byPeer.get(peer) ?? { rps: [], p99: [], ratio: [], cpu: [], cpuRatio: [] };
+  const found = byPeer.get(peer) ?? { rps: [], p99: [], ratio: [], minimalRatio: [], cpu: [], cpuRatio: [] };
   byPeer.set(peer, found);
   return found;
 };
@@ -409,7 +431,7 @@ for (let round = 0; round < PLAN.rounds; round++) {
       const env = { OTHER_COMMENTS: String(PLAN.otherComments) };
       const server = await start(peer.file, { ...peer.env, ...(peer.seedsOverHttp ? {} : env) });
       running.set(peer.key, server);
-      if (peer.seedsOverHttp) await seedComments(server.url, PLAN.otherComments);
+      if (peer.seedsOverHttp && !SPEED) await seedComments(server.url, PLAN.otherComments);
     }
     for (const peer of PEERS) await verify(peer, running.get(peer.key)!.url);
     for (const workload of WORKLOADS) {
@@ -417,18 +439,20 @@ for (let round = 0; round < PLAN.rounds; round++) {
       const options = { connections: CONNECTIONS, non2xx: workload.calls.some((c) => c.path.endsWith("999999")) };
       const figures = new Map<string, Figures>();
       // The order of the peers turns each round, so none always runs first or last.
-      for (const peer of rotate(PEERS, round)) {
+      for (const peer of rotate(peersOf(workload), round)) {
         const server = running.get(peer.key)!;
         if (PLAN.warmup > 0) measure(server, script, PLAN.warmup, options);
         figures.set(peer.key, measure(server, script, PLAN.seconds, options));
         console.error(`  ${workload.name} ${peer.name}: ${fmt(figures.get(peer.key)!.rps)} req/s`);
       }
-      const bare = figures.get("bare")!;
+      const bare = figures.get(BASE)!;
+      const minimal = figures.get("minimal");
       for (const [key, f] of figures) {
         const r = row(workload.name, key);
         r.rps.push(f.rps);
         r.p99.push(f.p99);
         r.ratio.push(f.rps / bare.rps);
+        if (minimal !== undefined) r.minimalRatio.push(f.rps / minimal.rps);
         r.cpu.push(f.cpu);
         r.cpuRatio.push(f.cpu / bare.cpu);
       }
@@ -451,21 +475,26 @@ for (const workload of WORKLOADS) {
   print();
   print(`#### ${workload.name}`);
   print();
+  // On the users workloads every server is also set against the minimal bare one, round by round.
+  const againstMinimal = !SPEED && workload.users === true;
+  const base = SPEED ? "minimal bare" : "bare";
   print(
-    "| server | req/s | req/s ratio to bare | ratio per round | p99 ms | server CPU µs/request | CPU ratio to bare |",
+    `| server | req/s | req/s ratio to ${base} | ratio per round |${againstMinimal ? " ratio to minimal bare | per round |" : ""} ` +
+      `p99 ms | server CPU µs/request | CPU ratio to ${base} |`,
   );
-  print("|---|---:|---:|---|---:|---:|---:|");
-  for (const peer of PEERS) {
+  print(`|---|---:|---:|---|${againstMinimal ? "---:|---|" : ""}---:|---:|---:|`);
+  for (const peer of peersOf(workload)) {
     const r = row(workload.name, peer.key);
-    const perRound = r.ratio.map((x) => x.toFixed(2)).join(", ");
+    const perRound = (ratios: number[]) => ratios.map((x) => x.toFixed(2)).join(", ");
+    const minimal = againstMinimal ? ` **${median(r.minimalRatio).toFixed(2)}** | ${perRound(r.minimalRatio)} |` : "";
     print(
-      `| ${peer.name} | ${fmt(median(r.rps))} | **${median(r.ratio).toFixed(2)}** | ${perRound} | ` +
+      `| ${peer.name} | ${fmt(median(r.rps))} | **${median(r.ratio).toFixed(2)}** | ${perRound(r.ratio)} |${minimal} ` +
         `${fmt(median(r.p99), 2)} | ${fmt(median(r.cpu), 1)} | ${median(r.cpuRatio).toFixed(2)} |`,
     );
   }
 }
 
-if (LOGGING) {
+if (LOGGING || SPEED) {
   print();
   print(`Whole run: ${fmt((performance.now() - began) / 1000)} s`);
   rmSync(scripts, { recursive: true, force: true });
@@ -543,17 +572,20 @@ for (const size of PLAN.sizes) {
 }
 // --- CPU time per request with no network --------------------------------------------------
 
+// Which requests are measured, and whether the minimal peers serve them (the users requests).
 const IN_MEMORY_KINDS = [
-  ["get", "GET /users/1"],
-  ["404", "GET /users/999999 (404)"],
-  ["comments", "GET /posts/1/comments"],
-  ["post", "POST /users"],
+  ["get", "GET /users/1", true],
+  ["list", "GET /users", true],
+  ["404", "GET /users/999999 (404)", false],
+  ["comments", "GET /posts/1/comments", false],
+  ["post", "POST /users", true],
 ] as const;
 const inMemory = new Map<string, number[]>();
 for (let round = 0; round < PLAN.inMemoryRounds; round++) {
   console.error(`In-memory round ${round + 1} of ${PLAN.inMemoryRounds}`);
-  for (const [kind] of IN_MEMORY_KINDS) {
+  for (const [kind, , users] of IN_MEMORY_KINDS) {
     for (const peer of rotate(PEERS, round)) {
+      if (peer.minimal && !users) continue;
       // This server is measured from the built dist/; a peer through the server it exports.
       const target = peer.key === "ours" ? "." : peer.file;
       const args = ["bench/in-memory.mjs", kind, String(PLAN.inMemoryRequests), target];
@@ -569,13 +601,17 @@ for (let round = 0; round < PLAN.inMemoryRounds; round++) {
 print();
 print(`### CPU time per request with no network, ${PLAN.inMemoryRounds} round(s) of ${fmt(PLAN.inMemoryRequests)} requests`);
 print();
-print(`| server | ${IN_MEMORY_KINDS.map(([, name]) => `${name} µs (ratio)`).join(" | ")} |`);
+print("Each cell: µs of CPU per request, then its ratio to the bare server and, for the users requests, to the minimal bare server.");
+print();
+print(`| server | ${IN_MEMORY_KINDS.map(([, name]) => name).join(" | ")} |`);
 print(`|---|${IN_MEMORY_KINDS.map(() => "---:").join("|")}|`);
 for (const peer of PEERS) {
-  const cells = IN_MEMORY_KINDS.map(([kind]) => {
-    const own = median(inMemory.get(`${kind} ${peer.key}`)!);
-    const bare = median(inMemory.get(`${kind} bare`)!);
-    return `${fmt(own, 2)} (${(own / bare).toFixed(2)})`;
+  const cells = IN_MEMORY_KINDS.map(([kind, , users]) => {
+    const figures = inMemory.get(`${kind} ${peer.key}`);
+    if (figures === undefined) return "–";
+    const own = median(figures);
+    const against = (key: string) => (own / median(inMemory.get(`${kind} ${key}`)!)).toFixed(2);
+    return `${fmt(own, 2)} (${against("bare")}${users ? `; ${against("minimal")}` : ""})`;
   });
   print(`| ${peer.name} | ${cells.join(" | ")} |`);
 }

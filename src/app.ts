@@ -1,6 +1,6 @@
 // createApp: the API as a node:http request listener, behind the one error boundary.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { ClientGoneError, DEFAULT_BODY_LIMIT, readJson } from "./body.ts";
+import { checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT, parseJsonObject, readBody } from "./body.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
 import type { ApiRoute, Handler } from "./handler.ts";
@@ -194,10 +194,12 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
   const accessLog = logger.format !== "off";
   const servedWhileDraining = options.servedWhileDraining ?? new Set();
   const cors = createCorsPolicy(options.corsOrigins ?? "*");
-  // The request each connection is still answering. HTTP/1.1 answers pipelined
-  // requests in order (RFC 9112, section 9.3.2), so a request that arrives behind
-  // one still reading its body waits for it instead of overtaking it.
-  const answering = new WeakMap<object, Promise<void>>();
+  // The requests waiting on each connection behind one answered later. HTTP/1.1 answers
+  // pipelined requests in order (RFC 9112, section 9.3.2), so a request that arrives behind
+  // one still reading its body, or waiting for its store, waits for it instead of overtaking it.
+  // A connection is here only while such a request is being answered: a request on an
+  // otherwise idle connection costs one look-up.
+  const waiting = new WeakMap<object, Exchange[]>();
 
   // answer and fail are made once here, not once per request: what a request needs
   // travels in their arguments, so serving a request builds no closures but the
@@ -248,17 +250,45 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
     }
   }
 
-  /** Sends a reply now, or once a store that answers later has answered. */
-  function deliver(exchange: Exchange, reply: Awaitable<Reply>): Promise<void> | void {
-    if (!(reply instanceof Promise)) return answer(exchange, reply);
-    return reply.then(
-      (value) => answer(exchange, value),
-      (error: unknown) => fail(exchange, error),
+  /**
+   * Ends a request answered later (its body was read, or its store answered), then serves
+   * the requests that arrived behind it on its connection.
+   */
+  function conclude(exchange: Exchange, reply: Reply | undefined, error?: unknown): void {
+    try {
+      if (reply !== undefined) answer(exchange, reply);
+      else fail(exchange, error);
+    } catch (thrown) {
+      fail(exchange, thrown);
+    } finally {
+      proceed(exchange.request.socket);
+    }
+  }
+
+  /** Concludes a request answered later with its reply: now, or once its store has answered. */
+  function concludeWith(exchange: Exchange, reply: Awaitable<Reply>): void {
+    if (!(reply instanceof Promise)) return conclude(exchange, reply);
+    reply.then(
+      (value) => conclude(exchange, value),
+      (error: unknown) => conclude(exchange, undefined, error),
     );
   }
 
-  /** Answers one request; returns a promise while its body is still being read, or while the store has not answered. */
-  function handle(exchange: Exchange): Promise<void> | void {
+  /** Sends a reply now, or once a store that answers later has answered; says which (true: later). */
+  function deliver(exchange: Exchange, reply: Awaitable<Reply>): boolean {
+    if (reply instanceof Promise) {
+      concludeWith(exchange, reply);
+      return true;
+    }
+    answer(exchange, reply);
+    return false;
+  }
+
+  /**
+   * Answers one request. Returns true when the answer comes later, because its body is still
+   * being read or its store answers later; conclude() then serves what waits behind it.
+   */
+  function handle(exchange: Exchange): boolean {
     const { request } = exchange;
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
@@ -266,12 +296,13 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
     const found = match(method, url);
     if (found.kind === "not-found") {
       const error = new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url, { keepSlash: true }))}`);
-      return fail(exchange, error);
+      fail(exchange, error);
+      return false;
     }
     exchange.route = found.pattern;
     if (isDraining() && (found.kind !== "found" || !servedWhileDraining.has(found.handler))) {
-      const error = new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection");
-      return fail(exchange, error);
+      fail(exchange, new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
+      return false;
     }
     if (found.kind === "options") {
       // A CORS preflight (Fetch standard, section 3.2.2) from an allowed origin also
@@ -283,13 +314,15 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
         request.headers["access-control-request-method"] !== undefined &&
         cors.allows(origin);
       const headers = preflight ? preflightHeaders(found.allow) : { allow: found.allow };
-      return answer(exchange, { status: 204, headers });
+      answer(exchange, { status: 204, headers });
+      return false;
     }
     if (found.kind === "method-not-allowed") {
       const error = new HttpError("METHOD_NOT_ALLOWED", `Method ${clip(method)} is not allowed here; use ${found.allow}`, {
         headers: { allow: found.allow },
       });
-      return fail(exchange, error);
+      fail(exchange, error);
+      return false;
     }
 
     try {
@@ -301,13 +334,22 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
       const handler = found.handler;
       const headers = request.headers;
       if (method === "POST" || method === "PUT" || method === "PATCH") {
-        return readJson(request, method === "PATCH" ? readPatchOptions : readOptions)
-          .then((body) => deliver(exchange, handler({ params, query, body, headers })))
-          .catch((error: unknown) => fail(exchange, error));
+        const options = method === "PATCH" ? readPatchOptions : readOptions;
+        checkBodyHeaders(request, options);
+        readBody(request, options.limit, (error, bytes) => {
+          if (error !== undefined) return conclude(exchange, undefined, error);
+          try {
+            concludeWith(exchange, handler({ params, query, body: parseJsonObject(bytes), headers }));
+          } catch (thrown) {
+            conclude(exchange, undefined, thrown);
+          }
+        });
+        return true;
       }
       return deliver(exchange, handler({ params, query, body: NO_BODY, headers }));
     } catch (error) {
       fail(exchange, error);
+      return false;
     }
   }
 
@@ -319,14 +361,20 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
   function listener(request: IncomingMessage, response: ServerResponse): void {
     const exchange = arrive(request, response);
     const connection = request.socket;
-    const before = answering.get(connection);
-    // The common case, nothing pending on this connection, runs at once.
-    const pending = before === undefined ? handle(exchange) : before.then(() => handle(exchange));
-    if (!(pending instanceof Promise)) return;
-    answering.set(connection, pending);
-    pending.then(() => {
-      if (answering.get(connection) === pending) answering.delete(connection);
-    });
+    const queue = waiting.get(connection);
+    // The common case, nothing being answered on this connection, runs at once.
+    if (queue !== undefined) queue.push(exchange);
+    else if (handle(exchange)) waiting.set(connection, []);
+  }
+
+  /** Serves the requests waiting on a connection, in order, until one is answered later or none is left. */
+  function proceed(connection: object): void {
+    const queue = waiting.get(connection);
+    if (queue === undefined) return;
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      if (handle(next)) return;
+    }
+    waiting.delete(connection);
   }
 
   function refuse(request: IncomingMessage, response: ServerResponse, error: HttpError): void {

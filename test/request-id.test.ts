@@ -21,3 +21,11 @@ test("newRequestId gives a different id each time: this process's prefix and a c
   const [prefix, count] = first.split("-");
   assert.equal(second, `${prefix}-${Number(count) + 1}`);
 });
+
+test("newRequestId counts in decimal without a gap or a repeat across thousands", () => {
+  const [prefix, start] = newRequestId().split("-");
+  // Past at least two thousands boundaries, where the count's text is put together from new pieces.
+  for (let expected = Number(start) + 1; expected <= Number(start) + 2_500; expected++) {
+    assert.equal(newRequestId(), `${prefix}-${expected}`);
+  }
+});

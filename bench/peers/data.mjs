@@ -1,7 +1,7 @@
 // The data every peer serves: the same users, posts and comments as the server under test, held in Maps.
 
 /** The two users every instance starts with, as the server under test seeds them. */
-const SEED_USERS = [
+export const SEED_USERS = [
   { id: 1, name: "Ada Lovelace", email: "ada@example.com" },
   { id: 2, name: "Alan Turing", email: "alan@example.com" },
 ];
