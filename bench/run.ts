@@ -6,6 +6,7 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
+import { INSTALL_COMMAND, type Runtime, runtimePath } from "../scripts/install-runtimes.ts";
 import { WRK_DONE } from "./wrk.ts";
 
 const QUICK = process.argv.includes("--quick");
@@ -13,6 +14,9 @@ const QUICK = process.argv.includes("--quick");
 const LOGGING = process.argv.includes("--logging");
 // --speed is the race of issue "speed": this server, the minimal bare server and the minimal Fastify app, on the three users workloads only.
 const SPEED = process.argv.includes("--speed");
+// --runtime=deno or --runtime=bun (with --speed) runs this server and the minimal bare server on that runtime instead of Node.
+const RUNTIME = (process.argv.find((arg) => arg.startsWith("--runtime="))?.slice("--runtime=".length) ?? "node") as "node" | Runtime;
+if (!["node", "deno", "bun"].includes(RUNTIME) || (RUNTIME !== "node" && !SPEED)) throw new Error("--runtime takes deno or bun, with --speed");
 
 /**
  * How long each part runs; --quick is a smoke check, not a measurement. On a shared
@@ -82,7 +86,12 @@ const LOGGING_PEERS: Peer[] = [
   { key: "json", name: "this server, LOG_FORMAT=json", file: "dist/main.js", seedsOverHttp: true, env: { LOG_FORMAT: "json" } },
 ];
 
-const SPEED_PEERS: Peer[] = [MINIMAL_PEERS[0]!, { key: "ours", name: "this server (dist/)", file: "dist/main.js", seedsOverHttp: true }, MINIMAL_PEERS[1]!];
+// Fastify is a Node framework: on Deno and Bun the race is this server against the minimal bare one.
+const SPEED_PEERS: Peer[] = [
+  MINIMAL_PEERS[0]!,
+  { key: "ours", name: "this server (dist/)", file: "dist/main.js", seedsOverHttp: true },
+  ...(RUNTIME === "node" ? [MINIMAL_PEERS[1]!] : []),
+];
 
 const PEERS = LOGGING ? LOGGING_PEERS : SPEED ? SPEED_PEERS : ALL_PEERS;
 // The server every ratio is taken against: the contract-equivalent bare server, or in --speed the minimal one.
@@ -122,8 +131,12 @@ type Running = { url: string; pid: number; stop: () => Promise<void> };
 
 /** Starts a file with node on the server core and resolves once it prints the address it listens on. */
 async function start(file: string, env: Record<string, string> = {}): Promise<Running> {
-  const child: ChildProcess = spawn("taskset", ["-c", SERVER_CORE, process.execPath, file], {
-    env: { ...process.env, PORT: "0", ...env },
+  const command =
+    RUNTIME === "deno"
+      ? [runtimeCommand("deno"), "run", "--allow-net", "--allow-env", "--allow-read", file]
+      : [RUNTIME === "bun" ? runtimeCommand("bun") : process.execPath, file];
+  const child: ChildProcess = spawn("taskset", ["-c", SERVER_CORE, ...command], {
+    env: { ...process.env, PORT: "0", DENO_NO_UPDATE_CHECK: "1", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const lines = createInterface({ input: child.stdout! });
@@ -143,6 +156,13 @@ async function start(file: string, env: Record<string, string> = {}): Promise<Ru
       await exited;
     },
   };
+}
+
+/** Deno's or Bun's binary, installed by `npm ci --prefix runtimes` (npm test installs them). */
+function runtimeCommand(name: Runtime): string {
+  const path = runtimePath(name);
+  if (path === undefined) throw new Error(`${name} is not installed; run \`${INSTALL_COMMAND}\``);
+  return path;
 }
 
 /** Runs a node script on the load core and returns what it printed. */
@@ -465,8 +485,9 @@ for (let round = 0; round < PLAN.rounds; round++) {
 const cpu = cpus()[0]?.model ?? "unknown CPU";
 print(`### Peers, ${PLAN.rounds} round(s) of ${PLAN.seconds} s per measurement`);
 print();
+const runtime = RUNTIME === "node" ? `Node ${process.version}` : execFileSync(runtimeCommand(RUNTIME), ["--version"], { encoding: "utf8" }).split("\n")[0];
 print(
-  `Node ${process.version}; ${availableParallelism()} cores (${cpu}); server on core ${SERVER_CORE}, ` +
+  `${runtime}; ${availableParallelism()} cores (${cpu}); server on core ${SERVER_CORE}, ` +
     `wrk on core ${LOAD_CORE}; ${wrkVersion()}, 1 thread, ${CONNECTIONS} connections; ` +
     `fastify ${version("fastify")}, hono ${version("hono")}, @hono/node-server ${version("@hono/node-server")}, ` +
     `express ${version("express")}, autocannon ${version("autocannon")} (creates the records only).`,

@@ -29,6 +29,15 @@ export const MAX_SORT_KEYS = 5;
 /** The most different members a query may filter on; each costs a look-up per record. */
 export const MAX_FILTERS = 20;
 
+/** A list request without a query: every record, as held. Shared, so frozen. */
+const WHOLE_LIST: ListQuery = Object.freeze({
+  offset: 0,
+  limit: Infinity,
+  sort: Object.freeze([]) as unknown as SortKey[],
+  filters: new Map() as Filters,
+  kept: Object.freeze([]) as unknown as Array<[string, string]>,
+});
+
 /** The names that control a list; every other query parameter is a filter. */
 const CONTROLS = new Set(["limit", "offset", "sort"]);
 
@@ -57,6 +66,8 @@ function readCount(query: URLSearchParams, name: string): number | undefined {
  * other parameter). A bad page or filter is a 400 INVALID_QUERY, a bad sort a 400 INVALID_SORT.
  */
 export function readList(query: URLSearchParams): ListQuery {
+  // Most lists are asked for without a query: nothing to read.
+  if (query.size === 0) return WHOLE_LIST;
   const page = readPage(query);
   const sorts = query.getAll("sort");
   if (sorts.length > 1) throw new HttpError("INVALID_SORT", "sort must be given at most once");

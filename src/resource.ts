@@ -294,6 +294,7 @@ export function resourceRoutes(resource: Resource, store: CollectionStore): ApiR
           if (notModified !== undefined) return notModified;
           const reply = listReply(view.items, view.total, links);
           reply.etag = view.tag;
+          reply.json = view.text;
           return reply;
         }),
     },

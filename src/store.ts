@@ -18,8 +18,11 @@ export type Awaitable<T> = T | Promise<T>;
 /** What a read of one record sends: its strong ETag and its JSON text. */
 export type ReadView = { tag: string; text: string };
 
-/** One page of a list: its records, how many match in all, and the list's strong ETag. */
-export type ListView = { items: StoredRecord[]; total: number; tag: string };
+/**
+ * One page of a list: its records, how many match in all, the list's strong ETag, and the
+ * records' JSON text when the store keeps it (the memory store keeps a whole list's).
+ */
+export type ListView = { items: StoredRecord[]; total: number; tag: string; text?: string };
 
 /** What a write answers with: the record as stored, and the strong ETag of its new version. */
 export type Written = { record: StoredRecord; tag: string };

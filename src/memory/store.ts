@@ -207,7 +207,10 @@ function listOf(part: Part, list: ListQuery, parentId: number | undefined): List
   const { offset, limit } = list;
   const tag = records.listEntityTag();
   if (index === undefined) {
-    if (isPlain(list)) return { items: records.page(offset, limit), total: records.size, tag };
+    if (isPlain(list)) {
+      const items = records.page(offset, limit);
+      return { items, total: records.size, tag, text: items.length === records.size ? records.listText() : undefined };
+    }
     return { ...selectPage(records.page(0, Infinity), list), tag };
   }
   if (!parent!.records.has(parentId!)) return undefined;
