@@ -1,5 +1,7 @@
 // createApp: the API as a node:http request listener, behind the one error boundary.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+// Imported rather than read from the global, which Node makes a getter run on every use.
+import { performance } from "node:perf_hooks";
 import { checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT, parseJsonObject, readBody } from "./body.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";

@@ -90,6 +90,7 @@ export type WriteOptions = { headers?: IncomingHttpHeaders };
 // Made once, not per request.
 const READ = { read: true };
 const WRITE = { read: false };
+const CREATE_FIELDS = { partial: false };
 
 /**
  * Evaluates a write's preconditions against an ETag (the record's, or the list's for a
@@ -128,7 +129,8 @@ export function createRecord(
   const parent = resource.parent;
   // A child without a parent would be stored where no list or cascade can reach it.
   if (parent !== undefined && parentId === undefined) throw new TypeError(`A ${resource.label.toLowerCase()} needs the id of its parent`);
-  const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: false })];
+  const errors = checkServerMembers(resource, body);
+  errors.push(...checkFields(body, resource.fields, CREATE_FIELDS));
   // Seed spec part 2, rules 1 and 2: the assigned id, replaced by the body's id if it has one.
   const chosen = resource.clientIds && Object.hasOwn(body, "id");
   if (chosen) {
@@ -247,9 +249,11 @@ function idConflict(resource: Resource, id: number, chosen: boolean): HttpError 
 }
 
 function checkServerMembers(resource: Resource, body: JsonObject): FieldError[] {
-  return serverMembers(resource)
-    .filter((member) => Object.hasOwn(body, member))
-    .map((path) => ({ path, message: "is set by the server and must not be sent" }));
+  const errors: FieldError[] = [];
+  for (const path of serverMembers(resource)) {
+    if (Object.hasOwn(body, path)) errors.push({ path, message: "is set by the server and must not be sent" });
+  }
+  return errors;
 }
 
 function invalid(resource: Resource, errors: FieldError[]): HttpError {

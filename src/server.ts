@@ -183,8 +183,9 @@ async function serve(
     if (owed[0] === this) owed.shift();
     else if (owed.includes(this)) owed.splice(owed.indexOf(this), 1);
     if (owed.length > 0) return;
-    connection.readAtRest = socket.bytesRead;
-    countsBytes ??= socket.bytesRead > 0;
+    const read = socket.bytesRead;
+    connection.readAtRest = read;
+    countsBytes ??= read > 0;
     // Once shutdown has begun, or the connection broke behind its last request,
     // a connection that has sent its last answer goes.
     if (state.draining || connection.closeWhenAnswered) socket.end(() => socket.destroy());

@@ -39,7 +39,8 @@ export function checkFields(
   options: { partial: boolean },
 ): FieldError[] {
   const errors: FieldError[] = [];
-  for (const [path, spec] of Object.entries(fields)) {
+  for (const path in fields) {
+    const spec = fields[path]!;
     if (!Object.hasOwn(body, path)) {
       if (spec.required && !options.partial) errors.push({ path, message: "is required" });
       continue;

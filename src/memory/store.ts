@@ -135,7 +135,8 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
         } catch (error) {
           return refuseAfterKept(error);
         }
-        records.insert(record);
+        // decide() saw whether the id was taken, in this same step.
+        records.add(record);
         index?.add(parentId!, record.id);
         return written(record);
       },
