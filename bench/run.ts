@@ -457,13 +457,21 @@ for (let round = 0; round < PLAN.rounds; round++) {
     for (const workload of WORKLOADS) {
       const script = workloadScripts.get(workload.name)!;
       const options = { connections: CONNECTIONS, non2xx: workload.calls.some((c) => c.path.endsWith("999999")) };
-      const figures = new Map<string, Figures>();
       // The order of the peers turns each round, so none always runs first or last.
-      for (const peer of rotate(peersOf(workload), round)) {
-        const server = running.get(peer.key)!;
-        if (PLAN.warmup > 0) measure(server, script, PLAN.warmup, options);
-        figures.set(peer.key, measure(server, script, PLAN.seconds, options));
-        console.error(`  ${workload.name} ${peer.name}: ${fmt(figures.get(peer.key)!.rps)} req/s`);
+      const order = rotate(peersOf(workload), round);
+      for (const peer of order) if (PLAN.warmup > 0) measure(running.get(peer.key)!, script, PLAN.warmup, options);
+      // In --speed each server's seconds are cut into slices taken in turn (A B C A B C ...),
+      // so a burst of other work on the machine falls on all of them alike.
+      const slices = SPEED ? PLAN.seconds : 1;
+      const taken = new Map<string, Figures[]>(order.map((peer) => [peer.key, []]));
+      for (let slice = 0; slice < slices; slice++) {
+        for (const peer of order) taken.get(peer.key)!.push(measure(running.get(peer.key)!, script, PLAN.seconds / slices, options));
+      }
+      const figures = new Map<string, Figures>();
+      for (const [key, parts] of taken) {
+        const mean = (pick: (f: Figures) => number) => parts.reduce((sum, part) => sum + pick(part), 0) / parts.length;
+        figures.set(key, { rps: mean((f) => f.rps), p99: median(parts.map((f) => f.p99)), p50: median(parts.map((f) => f.p50)), cpu: mean((f) => f.cpu) });
+        console.error(`  ${workload.name} ${key}: ${fmt(figures.get(key)!.rps)} req/s`);
       }
       const bare = figures.get(BASE)!;
       const minimal = figures.get("minimal");
