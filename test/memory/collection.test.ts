@@ -323,3 +323,16 @@ test("Collection.listText of a list too long to keep is made afresh each time, a
   assert.equal(users.listText(), JSON.stringify(users.page(0, Infinity)));
   assert.ok(users.listText().endsWith('{"id":4000,"name":"last"}]'));
 });
+
+test("Collection.has finds every held id, a chosen high one and ones below it after deletes, and no id past the highest", () => {
+  const users = seeded("count", 3);
+  users.insert({ id: 1_000, name: "chosen" });
+  users.delete(2);
+  assert.deepEqual([1, 2, 3, 4, 999, 1_000, 1_001].map((id) => users.has(id)), [true, false, true, false, false, true, false]);
+  const restored = Collection.restore("count", users.capture(), "e");
+  assert.deepEqual([1, 3, 1_000, 1_001].map((id) => restored.has(id)), [true, true, true, false]);
+  // A restored state whose highest id is below a record it holds still finds that record.
+  const state = users.capture();
+  const restoredLow = Collection.restore("count", { ...state, highestId: 1 }, "e");
+  assert.equal(restoredLow.has(1_000), true);
+});
