@@ -214,6 +214,26 @@ test("createRouter takes the first matching route in table order", () => {
   });
 });
 
+test("createRouter keeps table order where a parameter pattern comes before a literal one", () => {
+  const paramFirst = createRouter([
+    { method: "GET", pattern: "/users/:id", handler: "byId" },
+    { method: "GET", pattern: "/users/me", handler: "me" },
+  ]);
+  assert.deepEqual(paramFirst("GET", "/users/me"), { kind: "found", handler: "byId", params: { id: "me" } });
+});
+
+test("createRouter goes past a literal pattern without the method to a later pattern that has it", () => {
+  const router = createRouter([
+    { method: "GET", pattern: "/users/me", handler: "me" },
+    { method: "DELETE", pattern: "/users/:id", handler: "deleteById" },
+    { method: "GET", pattern: "/health", handler: "health" },
+  ]);
+  assert.deepEqual(router("DELETE", "/users/me"), { kind: "found", handler: "deleteById", params: { id: "me" } });
+  assert.deepEqual(router("GET", "/users/me"), { kind: "found", handler: "me", params: {} });
+  assert.deepEqual(router("HEAD", "/health/"), { kind: "found", handler: "health", params: {} });
+  assert.deepEqual(router("POST", "/health"), { kind: "method-not-allowed", allow: "GET, HEAD, OPTIONS" });
+});
+
 test("createRouter builds fresh params for every match", () => {
   const first = match("GET", "/users/1");
   const second = match("GET", "/users/2");

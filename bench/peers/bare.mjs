@@ -1,23 +1,17 @@
 // The ceiling: the users API on bare node:http with an if/else router and nothing else in the way.
 import { createServer } from "node:http";
 import {
-  announce, createStore, INVALID_ID, INVALID_JSON, INVALID_QUERY, JSON_TYPE, page, parseId, PORT,
-  POST_NOT_FOUND, readPage, ROUTE_NOT_FOUND, UNSUPPORTED, USER_NOT_FOUND,
+  announce, createStore, INVALID_ID, INVALID_JSON, INVALID_QUERY, page, parseId, PORT,
+  POST_NOT_FOUND, readPage, ROUTE_NOT_FOUND, send, UNSUPPORTED, USER_NOT_FOUND,
 } from "./data.mjs";
 
 const store = createStore();
-
-function send(res, status, body, headers = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, "content-type": JSON_TYPE, "content-length": Buffer.byteLength(text) });
-  res.end(text);
-}
 
 function list(res, search, map) {
   const query = new URLSearchParams(search);
   const range = readPage(query.get("offset") ?? undefined, query.get("limit") ?? undefined);
   if (range === undefined) return send(res, 400, INVALID_QUERY);
-  send(res, 200, page(map, range), { "x-total-count": String(map.size) });
+  send(res, 200, page(map, range), "x-total-count", String(map.size));
 }
 
 function createUser(req, res) {
@@ -32,8 +26,8 @@ function createUser(req, res) {
       return send(res, 400, INVALID_JSON);
     }
     const created = store.createUser(body);
-    const headers = created.status === 201 ? { location: `/users/${created.body.id}` } : {};
-    send(res, created.status, created.body, headers);
+    if (created.status !== 201) return send(res, created.status, created.body);
+    send(res, 201, created.body, "location", `/users/${created.body.id}`);
   });
 }
 
@@ -58,7 +52,7 @@ const server = createServer((req, res) => {
     if (id === undefined) return send(res, 400, INVALID_ID);
     const comments = store.commentsOf(id);
     if (comments === undefined) return send(res, 404, POST_NOT_FOUND);
-    return send(res, 200, comments, { "x-total-count": String(comments.length) });
+    return send(res, 200, comments, "x-total-count", String(comments.length));
   }
   send(res, 404, ROUTE_NOT_FOUND);
 });
