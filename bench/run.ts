@@ -87,10 +87,19 @@ const LOGGING_PEERS: Peer[] = [
 ];
 
 // Fastify is a Node framework: on Deno and Bun the race is this server against the minimal bare one.
+// The minimal bare server with the contract's ETag and X-Request-Id shows what those two headers alone cost the floor.
 const SPEED_PEERS: Peer[] = [
   MINIMAL_PEERS[0]!,
   { key: "ours", name: "this server (dist/)", file: "dist/main.js", seedsOverHttp: true },
   ...(RUNTIME === "node" ? [MINIMAL_PEERS[1]!] : []),
+  {
+    key: "minimal-headers",
+    name: "minimal bare node:http + ETag and X-Request-Id",
+    file: "bench/peers/minimal-bare.mjs",
+    seedsOverHttp: false,
+    minimal: true,
+    env: { CONTRACT_HEADERS: "1" },
+  },
 ];
 
 const PEERS = LOGGING ? LOGGING_PEERS : SPEED ? SPEED_PEERS : ALL_PEERS;

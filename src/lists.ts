@@ -29,7 +29,7 @@ export const MAX_SORT_KEYS = 5;
 /** The most different members a query may filter on; each costs a look-up per record. */
 export const MAX_FILTERS = 20;
 
-/** A list request without a query: every record, as held. Shared, so frozen. */
+/** A list request without a query: every record, as held. Shared: its arrays are frozen, and nothing writes to its empty Map. */
 const WHOLE_LIST: ListQuery = Object.freeze({
   offset: 0,
   limit: Infinity,

@@ -56,7 +56,7 @@ export function createRouter<H>(routes: readonly Route<H>[]): Matcher<H> {
     const group = bySegmentCount.get(path.segments.length) ?? { paths: [], exact: undefined };
     // A pattern without parameters that no earlier pattern of its group could hide is found
     // by its text at once: `POST /users` was compared with five patterns before it
-    // (0.29 µs of CPU in a profile under wrk). Groups with parameters hash no text.
+    // (0.29 µs of CPU in a profile under wrk). A group whose first pattern has parameters hashes no text.
     if (isLiteral(path) && group.paths.every(isLiteral)) (group.exact ??= new Map()).set(path.pattern, path);
     group.paths.push(path);
     bySegmentCount.set(path.segments.length, group);

@@ -181,9 +181,10 @@ export class Collection<R extends StoredRecord = StoredRecord> {
    * profile of the built server under wrk).
    */
   add(record: R): void {
-    this.#records.set(record.id, record);
+    // The version first: a record is never held without one.
     // A new id has no kept ETag (delete() dropped it), so only the version is set.
     this.#versions.set(record.id, ++this.#revision);
+    this.#records.set(record.id, record);
     if (record.id > this.#highestId) this.#highestId = record.id;
   }
 
@@ -227,7 +228,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   }
 }
 
-/** The longest whole list's text a collection keeps between requests, in characters. */
+/** The longest whole list's text a collection keeps between requests: 64 Ki characters (128 KiB at most in memory). */
 const KEPT_LIST_TEXT = 64 * 1024;
 
 /** Which children belong to each parent, so a parent's list costs time in proportion to it. */

@@ -57,3 +57,16 @@ test("Versions.clear forgets every id, in the array and past it", () => {
   versions.set(5, 8);
   assert.equal(versions.get(5), 8);
 });
+
+test("Versions does not grow its array for ids a client picks at each doubling, only for ids counted up", () => {
+  const versions = new Versions();
+  // Were each of these to double the array, the last would ask for 2^41 slots (16 TiB) and throw.
+  for (let power = 10; power <= 40; power++) versions.set(2 ** power, power);
+  for (let power = 10; power <= 40; power++) assert.equal(versions.get(2 ** power), power);
+  // Counted-up ids still fill the array and grow it, and the picked ids it reaches stay found.
+  for (let id = 1; id <= 5_000; id++) versions.set(id, 1);
+  assert.equal(versions.get(4_096), 1);
+  assert.equal(versions.get(2 ** 20), 20);
+  versions.delete(2 ** 20);
+  assert.equal(versions.get(2 ** 20), undefined);
+});
