@@ -502,7 +502,11 @@ for (let round = 0; round < PLAN.rounds; round++) {
 const cpu = cpus()[0]?.model ?? "unknown CPU";
 print(`### Peers, ${PLAN.rounds} round(s) of ${PLAN.seconds} s per measurement`);
 print();
-const runtime = RUNTIME === "node" ? `Node ${process.version}` : execFileSync(runtimeCommand(RUNTIME), ["--version"], { encoding: "utf8" }).split("\n")[0];
+// `deno --version` names itself; `bun --version` prints the number alone.
+const runtime =
+  RUNTIME === "node"
+    ? `Node ${process.version}`
+    : `${RUNTIME === "bun" ? "Bun " : ""}${execFileSync(runtimeCommand(RUNTIME), ["--version"], { encoding: "utf8" }).split("\n")[0]}`;
 print(
   `${runtime}; ${availableParallelism()} cores (${cpu}); server on core ${SERVER_CORE}, ` +
     `wrk on core ${LOAD_CORE}; ${wrkVersion()}, 1 thread, ${CONNECTIONS} connections; ` +
