@@ -195,9 +195,8 @@ const NO_BYTES = new Uint8Array(0);
  * once. A callback rather than a promise: the promise chain it replaced (an async function,
  * then and catch, and a promise kept per connection), with the whole walk of flat bodies
  * (see isFlatAndSound), cost 1.6 µs of CPU per `POST /users` (15.8 against 14.1 µs,
- * bench/in-memory.mjs, CONNECTIONS=50). Its listeners stay until the
- * request is dropped, but for `data` at the limit; a flag, not four removals, makes the
- * first outcome the only one.
+ * bench/in-memory.mjs, CONNECTIONS=50). Its listeners stay until the request is dropped,
+ * but for `data` at the limit; a flag, not four removals, makes the first outcome the only one.
  */
 export function readBody(request: IncomingMessage, limit: number, done: BodyDone): void {
   const chunks: Buffer[] = [];

@@ -180,8 +180,12 @@ async function serve(
     const connection = connections.get(socket);
     if (connection === undefined) return;
     const owed = connection.owed;
+    // Answers usually close in the order they are owed.
     if (owed[0] === this) owed.shift();
-    else if (owed.includes(this)) owed.splice(owed.indexOf(this), 1);
+    else {
+      const index = owed.indexOf(this);
+      if (index !== -1) owed.splice(index, 1);
+    }
     if (owed.length > 0) return;
     const read = socket.bytesRead;
     connection.readAtRest = read;

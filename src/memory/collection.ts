@@ -144,10 +144,13 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     return this.#listTag;
   }
 
-  /** The JSON text of every record in creation order, as a list answers with it. */
-  listText(): string {
+  /**
+   * The JSON text of every record in creation order, as a list answers with it; `all` is
+   * that list as page(0, Infinity) gives it, which the caller has made already.
+   */
+  listText(all: readonly R[]): string {
     if (this.#listTextRevision === this.#revision) return this.#listText!;
-    const text = JSON.stringify(this.page(0, Infinity));
+    const text = JSON.stringify(all);
     if (text.length <= KEPT_LIST_TEXT) {
       this.#listText = text;
       this.#listTextRevision = this.#revision;

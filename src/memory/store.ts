@@ -210,7 +210,8 @@ function listOf(part: Part, list: ListQuery, parentId: number | undefined): List
   if (index === undefined) {
     if (isPlain(list)) {
       const items = records.page(offset, limit);
-      return { items, total: records.size, tag, text: items.length === records.size ? records.listText() : undefined };
+      // A page that holds every record is the whole list, whose text the collection keeps.
+      return { items, total: records.size, tag, text: items.length === records.size ? records.listText(items) : undefined };
     }
     return { ...selectPage(records.page(0, Infinity), list), tag };
   }
