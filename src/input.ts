@@ -1,15 +1,21 @@
 // Client input as text: whole numbers written in digits, and text clipped before a message echoes it.
 
-const DIGITS = /^[0-9]+$/;
+const ZERO = 0x30;
 
 /**
  * The value of a whole number written in base-10 digits only (`007` is 7), or
  * undefined for anything else: signs, dots, exponents, spaces, or a value past
- * Number.MAX_SAFE_INTEGER, which could not be told from its neighbours.
+ * Number.MAX_SAFE_INTEGER, which could not be told from its neighbours. Read digit by
+ * digit: the sum is exact until it passes that bound, and stays past it once it has.
  */
 export function parseWholeNumber(text: string): number | undefined {
-  if (!DIGITS.test(text)) return undefined;
-  const value = Number(text);
+  if (text.length === 0) return undefined;
+  let value = 0;
+  for (let i = 0; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - ZERO;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
   return Number.isSafeInteger(value) ? value : undefined;
 }
 

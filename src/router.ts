@@ -104,12 +104,12 @@ const NO_PARAMS: Record<string, string> = Object.freeze({});
  * without one trailing slash. An absolute-form target (`http://host/users`), which
  * servers must accept (RFC 9112, section 3.2.2), gives its path.
  */
-export function pathOf(url: string, options: { keepSlash?: boolean } = {}): string {
+export function pathOf(url: string, options?: { keepSlash?: boolean }): string {
   const query = url.indexOf("?");
   let path = query === -1 ? url : url.slice(0, query);
   if (!path.startsWith("/")) path = absolutePath(path);
   // Contract 2: one trailing slash is ignored, so `/users/` is `/users`; `/` stays `/`.
-  return !options.keepSlash && path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  return !options?.keepSlash && path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }
 
 function absolutePath(target: string): string {
