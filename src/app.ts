@@ -199,10 +199,11 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
   // The requests waiting on each connection behind one answered later. HTTP/1.1 answers
   // pipelined requests in order (RFC 9112, section 9.3.2), so a request that arrives behind
   // one still reading its body, or waiting for its store, waits for it instead of overtaking it.
-  // A connection is here from its first request answered later until it is dropped, and is
-  // marked busy and free again rather than added and removed: a POST on a keep-alive connection
-  // then costs a look-up, where adding and removing it cost 41 ns more (57 against 16 ns in a
-  // micro-benchmark) and rehashed the WeakMap as it went. A request on a free connection runs at once.
+  // A connection is here from its first request answered later until its socket is collected,
+  // marked busy and free again rather than added and removed: a POST on a keep-alive
+  // connection then costs a look-up, where adding and removing it cost 41 ns more (57 against
+  // 16 ns in a micro-benchmark) and rehashed the WeakMap as it went. A request on a free
+  // connection runs at once.
   const lines = new WeakMap<object, Line>();
 
   // answer and fail are made once here, not once per request: what a request needs

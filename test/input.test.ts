@@ -16,7 +16,7 @@ test("parseWholeNumber reads base-10 digits up to Number.MAX_SAFE_INTEGER", () =
 });
 
 test("parseWholeNumber gives undefined for anything but digits, or for a value past the safe range", () => {
-  for (const text of ["", " 1", "1 ", "-1", "+1", "1.5", "1e3", "0x1", "abc", "\u0661", "9007199254740992", "9007199254740993", "18014398509481984", "90071992547409910", "1".repeat(30), "1:"]) {
+  for (const text of ["", " 1", "1 ", "-1", "+1", "1.5", "1e3", "0x1", "abc", "\u0661", "9007199254740992", "9007199254740993", "18014398509481984", "90071992547409910", "1".repeat(30), "1:", "1/"]) {
     assert.equal(parseWholeNumber(text), undefined, JSON.stringify(text));
   }
 });

@@ -24,8 +24,9 @@ test("newRequestId gives a different id each time: this process's prefix and a c
 
 test("newRequestId counts in decimal without a gap or a repeat across thousands", () => {
   const [prefix, start] = newRequestId().split("-");
-  // Past at least two thousands boundaries, where the count's text is put together from new pieces.
-  for (let expected = Number(start) + 1; expected <= Number(start) + 2_500; expected++) {
+  // Past every thousands boundary up to 10,000, where each thousand's ids are made anew, and
+  // past 10,000 itself, where an id grows a digit.
+  for (let expected = Number(start) + 1; expected <= Number(start) + 10_500; expected++) {
     assert.equal(newRequestId(), `${prefix}-${expected}`);
   }
 });

@@ -25,6 +25,29 @@ test("pipelined requests are answered in order, each seeing the one before it", 
   assert.equal((await call(`${url}/users/100`)).status, 404);
 });
 
+test("pipelined requests keep their order on a connection whose earlier POST was answered already", async (t) => {
+  const url = await fresh(t);
+  const socket = await openSocket(url);
+  const responses = responseReader(socket);
+  const post = (id: number) => {
+    const body = JSON.stringify({ id, name: "Grace Hopper", email: "grace@example.com" });
+    return `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  };
+  // The first POST, answered before anything else is sent, leaves the connection free again.
+  socket.write(post(101));
+  assert.equal((await responses.next()).status, 201);
+  // Then the same connection pipelines a POST with a GET and a DELETE of what it creates behind it.
+  socket.write(`${post(102)}GET /users/102 HTTP/1.1\r\nHost: x\r\n\r\nDELETE /users/102 HTTP/1.1\r\nHost: x\r\n\r\n`);
+  assert.equal((await responses.next()).status, 201);
+  const read = await responses.next();
+  assert.equal(read.status, 200);
+  assert.equal(JSON.parse(read.body).id, 102);
+  assert.equal((await responses.next()).status, 204);
+  socket.destroy();
+  assert.equal((await call(`${url}/users/102`)).status, 404);
+  assert.equal((await call(`${url}/users/101`)).status, 200);
+});
+
 test("bad bytes pipelined behind a whole POST: the POST is answered, then the connection closes", async (t) => {
   const url = await fresh(t);
   const socket = await openSocket(url);
