@@ -36,8 +36,9 @@ test("Versions still finds a far id once the array has grown to reach it", () =>
   const versions = new Versions();
   // 5,000 is more than twice the first array (1,024 slots): it goes to the Map.
   versions.set(5_000, 4);
-  // Each id just past the array doubles it: 2,048, 4,096, then 8,192 slots, which take 5,000 in.
-  for (const id of [1_024, 2_048, 4_096]) versions.set(id, 5);
+  // Ids counted up from 1 fill more than half of each array, so each id just past it doubles
+  // it: 2,048, 4,096, then 8,192 slots, which take 5,000 in from the Map.
+  for (let id = 1; id <= 4_096; id++) versions.set(id, 5);
   assert.equal(versions.get(5_000), 4);
   assert.equal(versions.get(4_096), 5);
   versions.set(5_000, 6);
