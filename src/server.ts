@@ -1,5 +1,5 @@
 // startServer: an isolated instance on a port, with time-outs, graceful shutdown and raw-socket errors.
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { type Api, type AppOptions, checkLogFormat, createApi, recordMetrics } from "./app.ts";
@@ -159,40 +159,47 @@ async function serve(
   const { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout } = settings;
   // Every open connection, with the answers it still owes in the order they are owed.
   const connections = new Map<Socket, Connection>();
-  // Bun gap: its node:http sockets report bytesRead 0 whatever they read, so a socket
-  // that has begun to send a request looks idle. Learned from the first answer: a
-  // socket that delivered a whole request has read something wherever bytes are counted.
-  let countsBytes: boolean | undefined;
-  const isIdle = (socket: Socket, connection: Connection) => connection.owed.length === 0 && socket.bytesRead === connection.readAtRest;
 
   const track = (socket: Socket): Connection => {
-    const connection: Connection = { owed: [], readAtRest: 0, closeWhenAnswered: false };
+    const connection: Connection = { owed: [], closeWhenAnswered: false };
     connections.set(socket, connection);
     socket.once("close", () => connections.delete(socket));
     return connection;
   };
 
-  // One listener for every answer, told which by `this`, rather than a closure and a `once`
-  // wrapper made per request: with the Set of answers per connection it replaced, that
-  // bookkeeping cost 0.41 µs of CPU per `GET /users/1` (bench/in-memory.mjs, CONNECTIONS=50).
-  function settled(this: ServerResponse): void {
-    const socket = this.req.socket as Socket;
-    const connection = connections.get(socket);
+  /** Told once an answer has closed: sent whole, or cut off with its connection. */
+  function settled(response: OwedResponse): void {
+    const socket = response.req.socket as Socket;
+    // An answer refused before the listener (an Expect it cannot meet) is owed by none: it is looked up.
+    const connection = response.owedBy ?? connections.get(socket);
     if (connection === undefined) return;
     const owed = connection.owed;
     // Answers usually close in the order they are owed.
-    if (owed[0] === this) owed.shift();
+    if (owed[0] === response) owed.shift();
     else {
-      const index = owed.indexOf(this);
+      const index = owed.indexOf(response);
       if (index !== -1) owed.splice(index, 1);
     }
     if (owed.length > 0) return;
-    const read = socket.bytesRead;
-    connection.readAtRest = read;
-    countsBytes ??= read > 0;
     // Once shutdown has begun, or the connection broke behind its last request,
     // a connection that has sent its last answer goes.
     if (state.draining || connection.closeWhenAnswered) socket.end(() => socket.destroy());
+  }
+
+  /**
+   * The answers of this instance: each tells settled() when it closes, as it emits `close`,
+   * and knows the connection that owes it. Node, Deno and Bun all emit an answer's `close`
+   * through its emit(). A `close` listener added to every answer, and a look-up of its
+   * connection, cost MEASURE.
+   */
+  class OwedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+    /** The connection that owes this answer, told when its request arrives. */
+    owedBy: Connection | undefined = undefined;
+
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (event === "close") settled(this);
+      return super.emit(event, ...args);
+    }
   }
 
   const server = createServer(
@@ -204,11 +211,13 @@ async function serve(
       connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
       // HTTP/1.0 clients and raw probes send no Host; this API does not depend on it.
       requireHostHeader: false,
+      ServerResponse: OwedResponse,
     },
-    (request: IncomingMessage, response: ServerResponse) => {
+    (request: IncomingMessage, response: OwedResponse) => {
       const socket = request.socket;
-      (connections.get(socket) ?? track(socket)).owed.push(response);
-      response.on("close", settled);
+      const connection = connections.get(socket) ?? track(socket);
+      connection.owed.push(response);
+      response.owedBy = connection;
       app(request, response);
     },
   );
@@ -269,12 +278,10 @@ async function serve(
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
     state.draining = true;
+    // server.close() also closes the idle connections at once, on Node, Deno and Bun alike: the
+    // runtime's own parser knows which have begun to send a request. Busy ones, and ones that
+    // have begun a request, get their answer with `Connection: close`, then go (see settled).
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // Idle connections have nothing to finish. Busy ones, and ones that have begun
-    // to send a request, get their answer with `Connection: close`, then go.
-    // Where bytes are not counted, server.close() alone closes the idle ones: the
-    // runtime's own parser knows which connections have begun a request.
-    if (countsBytes !== false) for (const [socket, connection] of connections) if (isIdle(socket, connection)) socket.destroy();
     const deadline = setTimeout(() => {
       for (const socket of connections.keys()) socket.destroy();
     }, shutdownTimeout);
@@ -301,12 +308,10 @@ async function serve(
 }
 
 /**
- * What the server keeps of one open connection: the answers it owes, oldest first; the bytes
- * it had read when it last owed none (a socket that has read more since is sending a request,
- * one that has not is idle); and whether it closes once it owes nothing (bad bytes followed
- * pipelined requests).
+ * What the server keeps of one open connection: the answers it owes, oldest first, and whether
+ * it closes once it owes nothing (bad bytes followed pipelined requests).
  */
-type Connection = { owed: ServerResponse[]; readAtRest: number; closeWhenAnswered: boolean };
+type Connection = { owed: ServerResponse[]; closeWhenAnswered: boolean };
 
 type DataOptions = Pick<ServerOptions, "seed" | "clock" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
   logWarning: (line: string) => void;
