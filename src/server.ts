@@ -189,9 +189,10 @@ async function serve(
   /**
    * The answers of this instance: each tells settled() when it closes, as it emits `close`,
    * and knows the connection that owes it. Node, Deno and Bun all emit an answer's `close`
-   * through its emit(). A `close` listener added to every answer, a look-up of its connection
-   * there, and a read of the socket's byte count cost 0.21 µs of CPU per `GET /users/1`
-   * (6.66 against 6.45 µs, bench/in-memory.mjs, MIX=1 CONNECTIONS=50), and 1.4% of its req/s under wrk.
+   * through its emit(). The `close` listener this replaced, added to every answer, with a
+   * look-up of the connection and a read of the socket's byte count, cost 1.4% of the req/s
+   * of `GET /users/1` under wrk (11 interleaved rounds); with no network, 0.04 to 0.21 µs of
+   * CPU per request in three runs of bench/in-memory.mjs (MIX=1 CONNECTIONS=50), near its noise.
    */
   class OwedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
     /** The connection that owes this answer, told when its request arrives. */

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { TIMEOUTS } from "../src/config.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
 import { call } from "./support/http.ts";
-import { closed, openSocket, rawRequest, readResponse } from "./support/raw.ts";
+import { closed, openSocket, rawRequest, readResponse, responseReader } from "./support/raw.ts";
 
 const JSON_POST_HEAD = "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
 const GRACE = '{"name":"Grace Hopper","email":"grace@example.com"}';
@@ -211,6 +211,26 @@ test("a request that arrives on an open connection during shutdown -> 503 SHUTTI
     code: "SHUTTING_DOWN",
   });
   await closing;
+});
+
+test("a request half-sent behind an answered one in the same packet, when shutdown begins -> its own 503 with Connection: close", async () => {
+  const api = await startServer();
+  const accepted = serverSockets(api);
+  const socket = await openSocket(api.url);
+  const responses = responseReader(socket);
+  const sent = "GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /users/2 HTTP/1.1\r\nHo";
+  socket.write(sent);
+  assert.equal((await responses.next()).status, 200);
+  // The connection owes nothing now, but it has begun another request: it is not idle.
+  await serverHasRead(api, accepted, sent.length);
+  const closing = api.close();
+  socket.write("st: x\r\n\r\n");
+  const { status, headers, body } = await responses.next();
+  assert.equal(status, 503);
+  assert.equal(headers.connection, "close");
+  assert.equal(JSON.parse(body).code, "SHUTTING_DOWN");
+  await closing;
+  await closed(socket);
 });
 
 test("during shutdown /healthz still answers 200 and /readyz answers 503", async () => {
