@@ -230,3 +230,29 @@ test("an answer to a body that arrived whole keeps the connection open", async (
   assert.equal(answer.headers.connection, "keep-alive");
   socket.destroy();
 });
+
+test("a client that hangs up before its declared body has all arrived stores nothing, even when what arrived is a whole JSON object", async (t) => {
+  const url = await fresh(t);
+  const socket = await openSocket(url);
+  const body = '{"name":"Ada Lovelace","email":"ada@example.com"}';
+  socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 10}\r\n\r\n${body}`);
+  // The server has the POST in hand once it is in flight beside the scrape; it has given it up once it is not.
+  await inFlight(url, 2);
+  socket.destroy();
+  await inFlight(url, 1);
+  const users = await call(`${url}/users`);
+  assert.deepEqual(
+    (users.body as Array<{ id: number }>).map((user) => user.id),
+    [1, 2],
+  );
+});
+
+/** Scrapes /metrics until as many requests are in flight as `count` (the scrape itself among them). */
+async function inFlight(url: string, count: number): Promise<void> {
+  for (;;) {
+    const text = (await call(`${url}/metrics`)).text;
+    const line = text.split("\n").find((candidate) => candidate.startsWith("http_requests_in_flight "));
+    if (Number(line?.slice("http_requests_in_flight ".length)) === count) return;
+    await new Promise(setImmediate);
+  }
+}
