@@ -206,6 +206,9 @@ const NO_BYTES = new Uint8Array(0);
  * the noise. A flag, not removals, makes the first outcome the only one.
  */
 export function readBody(request: IncomingMessage, limit: number, done: BodyDone): void {
+  // A pipelined request read only once the one before it is answered may have closed
+  // already, its client gone: no `close` would come.
+  if (request.destroyed && !request.readableEnded) return done(new ClientGoneError(), NO_BYTES);
   const chunks: Buffer[] = [];
   let size = 0;
   let settled = false;

@@ -170,7 +170,8 @@ async function serve(
   /** Told once an answer has closed: sent whole, or cut off with its connection. */
   function settled(response: OwedResponse): void {
     const socket = response.req.socket as Socket;
-    // An answer refused before the listener (an Expect it cannot meet) is owed by none: it is looked up.
+    // An answer refused before the listener (an Expect it cannot meet) is owed by none; its
+    // connection is looked up, so that it still closes once it owes nothing during shutdown.
     const connection = response.owedBy ?? connections.get(socket);
     if (connection === undefined) return;
     const owed = connection.owed;
@@ -183,7 +184,7 @@ async function serve(
     if (owed.length > 0) return;
     // Once shutdown has begun, or the connection broke behind its last request,
     // a connection that has sent its last answer goes.
-    if (state.draining || connection.closeWhenAnswered) socket.end(() => socket.destroy());
+    if ((state.draining || connection.closeWhenAnswered) && !socket.destroyed) socket.end(() => socket.destroy());
   }
 
   /**
@@ -191,8 +192,10 @@ async function serve(
    * and knows the connection that owes it. Node, Deno and Bun all emit an answer's `close`
    * through its emit(). The `close` listener this replaced, added to every answer, with a
    * look-up of the connection and a read of the socket's byte count, cost 1.4% of the req/s
-   * of `GET /users/1` under wrk (11 interleaved rounds); with no network, 0.04 to 0.21 µs of
-   * CPU per request in three runs of bench/in-memory.mjs (MIX=1 CONNECTIONS=50), near its noise.
+   * of `GET /users/1` under wrk (11 interleaved rounds); with no network, 0.21, -0.01 and
+   * 0.04 µs of CPU per request in three runs of bench/in-memory.mjs (MIX=1 CONNECTIONS=50),
+   * within its noise. The class is made per instance, for its bookkeeping; several instances
+   * in one process each have their own.
    */
   class OwedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
     /** The connection that owes this answer, told when its request arrives. */
@@ -280,9 +283,10 @@ async function serve(
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
     state.draining = true;
-    // server.close() also closes the idle connections at once, on Node, Deno and Bun alike: the
-    // runtime's own parser knows which have begun to send a request. Busy ones, and ones that
-    // have begun a request, get their answer with `Connection: close`, then go (see settled).
+    // server.close() also closes the idle connections at once, on Node, Deno and Bun alike.
+    // Busy ones get their answer with `Connection: close`, then go (see settled). On Node and
+    // Bun, whose parser knows which connections have begun a request, so do those; Deno's
+    // server.close() closes them too (docs/runtimes.md).
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     const deadline = setTimeout(() => {
       for (const socket of connections.keys()) socket.destroy();
