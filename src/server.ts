@@ -169,10 +169,9 @@ async function serve(
 
   /** Told once an answer has closed: sent whole, or cut off with its connection. */
   function settled(response: OwedResponse): void {
-    const socket = response.req.socket as Socket;
     // An answer refused before the listener (an Expect it cannot meet) is owed by none; its
     // connection is looked up, so that it still closes once it owes nothing during shutdown.
-    const connection = response.owedBy ?? connections.get(socket);
+    const connection = response.owedBy ?? connections.get(response.req.socket as Socket);
     if (connection === undefined) return;
     const owed = connection.owed;
     // Answers usually close in the order they are owed.
@@ -184,7 +183,9 @@ async function serve(
     if (owed.length > 0) return;
     // Once shutdown has begun, or the connection broke behind its last request,
     // a connection that has sent its last answer goes.
-    if ((state.draining || connection.closeWhenAnswered) && !socket.destroyed) socket.end(() => socket.destroy());
+    if (!state.draining && !connection.closeWhenAnswered) return;
+    const socket = response.req.socket as Socket;
+    if (!socket.destroyed) socket.end(() => socket.destroy());
   }
 
   /**
