@@ -38,7 +38,13 @@ export type Metrics = {
 type Histogram = { counts: number[]; sum: number; count: number };
 
 /** What is counted of one route pattern: answers by method, then status, and the latency histogram. */
-type RouteStats = { byMethod: Map<string, Map<number, number>>; latency: Histogram };
+type RouteStats = { byMethod: Map<string, Map<number, Counter>>; latency: Histogram };
+
+/** One count of answers, kept in an object so that the last one counted can be counted again directly. */
+type Counter = { value: number };
+
+/** Where the last answer was counted: its route pattern, method as sent and status, and their counter. */
+type LastCounted = { route: string; method: string; status: number; counter: Counter; stats: RouteStats };
 
 /** Creates the metrics of one instance; `records` is asked at each scrape. */
 export function createMetrics(sources: MetricsSources): Metrics {
@@ -50,18 +56,35 @@ export function createMetrics(sources: MetricsSources): Metrics {
   let arrivals = 0;
   let finished = 0;
 
+  // A server under load answers the same route, method and status over and over: an answer
+  // like the last one counted is counted by three comparisons instead of three Map look-ups
+  // and a Set look-up (answered() took 110 ns a call before, in a micro-benchmark; see below).
+  let last: LastCounted | undefined;
+
+  /** Counts an answer under its route pattern, method (any but the METHODS as `other`) and status. */
   function count(route: string, method: string, status: number): RouteStats {
+    if (last !== undefined && last.route === route && last.status === status && last.method === method) {
+      last.counter.value++;
+      return last.stats;
+    }
+    const label = METHODS.has(method) ? method : "other";
     let stats = routes.get(route);
     if (stats === undefined) {
       stats = { byMethod: new Map(), latency: histogram(REQUEST_BUCKETS) };
       routes.set(route, stats);
     }
-    let byStatus = stats.byMethod.get(method);
+    let byStatus = stats.byMethod.get(label);
     if (byStatus === undefined) {
       byStatus = new Map();
-      stats.byMethod.set(method, byStatus);
+      stats.byMethod.set(label, byStatus);
     }
-    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    let counter = byStatus.get(status);
+    if (counter === undefined) {
+      counter = { value: 0 };
+      byStatus.set(status, counter);
+    }
+    counter.value++;
+    last = { route, method, status, counter, stats };
     return stats;
   }
 
@@ -74,7 +97,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     answered(method, route, status, milliseconds) {
       finished++;
-      const stats = count(route, METHODS.has(method) ? method : "other", status);
+      const stats = count(route, method, status);
       observe(stats.latency, REQUEST_BUCKETS, milliseconds / 1000);
     },
     answeredRaw(status) {
@@ -102,7 +125,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     family(lines, "http_requests_total", "counter", "Requests answered, by method, route pattern and status.");
     for (const [route, stats] of routes) {
       for (const [method, byStatus] of stats.byMethod) {
-        for (const [status, value] of byStatus) lines.push(`http_requests_total${labels({ method, route, status: String(status) })} ${value}`);
+        for (const [status, counter] of byStatus) lines.push(`http_requests_total${labels({ method, route, status: String(status) })} ${counter.value}`);
       }
     }
     family(lines, "http_request_duration_seconds", "histogram", "Time from a request's arrival to its answer being handed to the connection, by route pattern.");

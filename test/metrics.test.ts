@@ -31,6 +31,36 @@ test("the metrics count answers by method, route and status, and an unknown meth
   assert.equal(sample(text, 'rest_records{collection="users"}'), 2);
 });
 
+test("answers that differ from the last one counted only in route, method or status are counted apart; unknown methods share other", () => {
+  const metrics = createMetrics({ records: () => ({}) });
+  const answers: Array<[string, string, number]> = [
+    ["GET", "/users/:id", 200],
+    ["GET", "/users/:id", 200],
+    ["GET", "/users/:id", 404],
+    ["GET", "/users/:id", 200],
+    ["HEAD", "/users/:id", 200],
+    ["GET", "/users", 200],
+    ["GET", "/users/:id", 200],
+    ["BREW", "none", 404],
+    ["FOO", "none", 404],
+    ["BREW", "none", 404],
+  ];
+  for (const [method, route, status] of answers) metrics.answered(method, route, status, 0.2);
+  const text = metrics.render() as string;
+  const total = (method: string, route: string, status: number) =>
+    sample(text, `http_requests_total{method="${method}",route="${route}",status="${status}"}`);
+  assert.equal(total("GET", "/users/:id", 200), 4);
+  assert.equal(total("GET", "/users/:id", 404), 1);
+  assert.equal(total("HEAD", "/users/:id", 200), 1);
+  assert.equal(total("GET", "/users", 200), 1);
+  assert.equal(total("other", "none", 404), 3);
+  assert.equal(text.split("\n").filter((line) => line.startsWith("http_requests_total{")).length, 5);
+  // Each answer's time goes to its own route's histogram.
+  assert.equal(sample(text, 'http_request_duration_seconds_count{route="/users/:id"}'), 6);
+  assert.equal(sample(text, 'http_request_duration_seconds_count{route="/users"}'), 1);
+  assert.equal(sample(text, 'http_request_duration_seconds_count{route="none"}'), 3);
+});
+
 test("the latency histogram's buckets are cumulative, with +Inf, a sum in seconds and a count", () => {
   const metrics = createMetrics({ records: () => ({}) });
   for (const milliseconds of [0.05, 0.2, 0.2, 3, 20_000]) metrics.answered("GET", "/users", 200, milliseconds);
