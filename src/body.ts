@@ -20,8 +20,15 @@ export const BODY_ERROR_CODES = [
   "NUMBER_OUT_OF_RANGE",
 ] as const satisfies readonly ErrorCode[];
 
-/** Member names refused at any depth, so no body can reach an object prototype. */
-const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+/**
+ * Whether a member name is refused at any depth (`__proto__`, `constructor`, `prototype`), so
+ * that no body can reach an object prototype. Compared directly: a Set's look-up hashes every
+ * name of every body (with the whitespace check below, 0.1 to 0.2 µs a `POST /users` in a
+ * micro-benchmark of parseJsonObject).
+ */
+function isForbiddenName(name: string): boolean {
+  return name.length === 9 ? name === "__proto__" || name === "prototype" : name === "constructor";
+}
 
 /** The media type of a JSON Merge Patch (RFC 7396, section 4). */
 const MERGE_PATCH = "application/merge-patch+json";
@@ -97,11 +104,12 @@ export function parseJsonObject(bytes: Uint8Array): JsonObject {
   } catch (cause) {
     throw new HttpError("INVALID_ENCODING", "Request body must be valid UTF-8", { cause });
   }
-  if (JSON_WHITESPACE_ONLY.test(text)) throw new HttpError("EMPTY_BODY", "Request body is empty; send a JSON object");
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (cause) {
+    // Only a text that is not JSON can be empty or white space alone, so a body that parses is never tested for it.
+    if (JSON_WHITESPACE_ONLY.test(text)) throw new HttpError("EMPTY_BODY", "Request body is empty; send a JSON object");
     throw new HttpError("INVALID_JSON", "Request body is malformed JSON", { cause });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -138,7 +146,7 @@ export function treeProblem(root: object, subject: string): HttpError | undefine
       continue;
     }
     for (const key of Object.keys(value)) {
-      if (FORBIDDEN_KEYS.has(key)) forbidden ??= key;
+      if (isForbiddenName(key)) forbidden ??= key;
       stack.push([(value as JsonObject)[key], depth + 1]);
     }
   }
@@ -159,7 +167,7 @@ export function treeProblem(root: object, subject: string): HttpError | undefine
 function isFlatAndSound(value: object): boolean {
   if (Array.isArray(value)) return false;
   for (const key in value) {
-    if (FORBIDDEN_KEYS.has(key)) return false;
+    if (isForbiddenName(key)) return false;
     const member = (value as JsonObject)[key];
     if (typeof member === "object" ? member !== null : typeof member === "number" && !Number.isFinite(member)) return false;
   }

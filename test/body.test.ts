@@ -105,12 +105,14 @@ test("parseJsonObject returns the object a valid body holds", () => {
     ['{"name":"Zo\\u00eb \\ud83d\\ude00"}', { name: "Zoë 😀" }],
     ['{"name":"Zoë 😀"}', { name: "Zoë 😀" }],
     ['{"big":1.7976931348623157e308,"tiny":1e-400}', { big: Number.MAX_VALUE, tiny: 0 }],
-    ['{"__proto":1,"constructors":2,"Prototype":3,"proto":4,"_constructor":5}', {
+    ['{"__proto":1,"constructors":2,"Prototype":3,"proto":4,"_constructor":5,"Constructor":6,"__proto_ _":7}', {
       __proto: 1,
       constructors: 2,
       Prototype: 3,
       proto: 4,
       _constructor: 5,
+      Constructor: 6,
+      "__proto_ _": 7,
     }],
     ['{"a":1,"a":2}', { a: 2 }],
   ];
