@@ -2,7 +2,7 @@
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE } from "./cors.ts";
 import { ERROR_CATALOGUE, type ErrorCode } from "./errors.ts";
 import { MAX_FILTERS, MAX_SORT_KEYS } from "./lists.ts";
-import { emailAddress, nonEmptyString, type Rule } from "./validate.ts";
+import { EMAIL_SHAPE, emailAddress, MAX_EMAIL_LENGTH, nonEmptyString, type Rule } from "./validate.ts";
 
 /** A JSON Schema (2020-12), as OpenAPI 3.1 takes it. */
 export type Schema = { [keyword: string]: unknown };
@@ -89,8 +89,8 @@ export function errorResponse(
 export const RULE_SCHEMAS = new Map<Rule, Schema>([
   // Mirrors validate.ts: a string is non-empty when it has a character that String#trim keeps.
   [nonEmptyString, { type: "string", pattern: "\\S", description: "A string with a character that is not white space." }],
-  // Mirrors validate.ts's e-mail rule: deliberately loose, at most what SMTP can carry.
-  [emailAddress, { type: "string", maxLength: 254, pattern: "^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$" }],
+  // validate.ts's e-mail rule itself: its pattern and its length limit.
+  [emailAddress, { type: "string", maxLength: MAX_EMAIL_LENGTH, pattern: EMAIL_SHAPE.source }],
 ]);
 
 /** A record id in a body or an answer. */
