@@ -105,14 +105,19 @@ test("parseJsonObject returns the object a valid body holds", () => {
     ['{"name":"Zo\\u00eb \\ud83d\\ude00"}', { name: "Zoë 😀" }],
     ['{"name":"Zoë 😀"}', { name: "Zoë 😀" }],
     ['{"big":1.7976931348623157e308,"tiny":1e-400}', { big: Number.MAX_VALUE, tiny: 0 }],
-    ['{"__proto":1,"constructors":2,"Prototype":3,"proto":4,"_constructor":5,"Constructor":6,"__proto_ _":7}', {
+    ['{"__proto":1,"constructors":2,"Prototype":3,"proto":4,"_constructor":5,"Constructor":6,"__PROTO__":7,"__proto_x":8}', {
       __proto: 1,
       constructors: 2,
       Prototype: 3,
       proto: 4,
       _constructor: 5,
       Constructor: 6,
-      "__proto_ _": 7,
+      __PROTO__: 7,
+      __proto_x: 8,
+    }],
+    // The same names one level down, where the whole walk reads them rather than the flat pass.
+    ['{"a":{"Prototype":1,"Constructor":2,"__PROTO__":3,"__proto_x":4,"prototypes":5}}', {
+      a: { Prototype: 1, Constructor: 2, __PROTO__: 3, __proto_x: 4, prototypes: 5 },
     }],
     ['{"a":1,"a":2}', { a: 2 }],
   ];
@@ -197,6 +202,8 @@ test("parseJsonObject refuses a body that is not valid UTF-8 with 400 INVALID_EN
     ["an encoded surrogate", [0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]],
     ["a multi-byte character cut short at the end", [0x7b, 0x7d, 0xe2, 0x82]],
     ["Latin-1 text", [0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0x5a, 0x6f, 0xeb, 0x22, 0x7d]],
+    // Blank but for one bad byte: the encoding is checked before whether the body is empty.
+    ["white space and a 0xff byte", [0x20, 0x0a, 0xff]],
   ];
   for (const [name, bytes] of cases) {
     assert.throws(
