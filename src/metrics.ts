@@ -58,8 +58,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
 
   // A server under load answers the same route, method and status over and over: an answer
   // like the last one counted is counted by three comparisons instead of a Set look-up and
-  // three Map look-ups (a call of answered() took 15 to 27 ns instead of 52 to 110 in micro-benchmarks).
-  // Made at the first count, then updated in place, so that a different answer allocates nothing.
+  // three Map look-ups (a call of answered() took 15 to 27 ns instead of 52 to 110 in
+  // micro-benchmarks). Made at the first count, then updated in place, so that a different
+  // answer allocates nothing.
   let last: LastCounted | undefined;
 
   /** Counts an answer under its route pattern, method (any but the METHODS as `other`) and status. */
