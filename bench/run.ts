@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { INSTALL_COMMAND, type Runtime, runtimePath } from "../scripts/install-runtimes.ts";
-import { WRK_DONE } from "./wrk.ts";
+import { luaRequest, WRK_DONE } from "./wrk.ts";
 
 const QUICK = process.argv.includes("--quick");
 // --logging measures what the access log costs: this server with each LOG_FORMAT against bare node:http, the race only.
@@ -17,6 +17,9 @@ const SPEED = process.argv.includes("--speed");
 // --runtime=deno or --runtime=bun (with --speed) runs this server and the minimal bare server on that runtime instead of Node.
 const RUNTIME = (process.argv.find((arg) => arg.startsWith("--runtime="))?.slice("--runtime=".length) ?? "node") as "node" | Runtime;
 if (!["node", "deno", "bun"].includes(RUNTIME) || (RUNTIME !== "node" && !SPEED)) throw new Error("--runtime takes deno or bun, with --speed");
+// --rounds=N runs N rounds instead of the plan's: the same method, with medians steadier on a machine too noisy for five.
+const ROUNDS = process.argv.find((arg) => arg.startsWith("--rounds="))?.slice("--rounds=".length);
+if (ROUNDS !== undefined && !(Number.isSafeInteger(Number(ROUNDS)) && Number(ROUNDS) > 0)) throw new Error("--rounds takes a positive whole number");
 
 /**
  * How long each part runs; --quick is a smoke check, not a measurement. On a shared
@@ -46,6 +49,8 @@ const PLAN = QUICK
       inMemoryRounds: 3,
       inMemoryRequests: 50_000,
     };
+
+if (ROUNDS !== undefined) PLAN.rounds = Number(ROUNDS);
 
 const CONNECTIONS = 50;
 // A list of 100,000 records is several MB of JSON: fewer connections, so the queue
@@ -297,11 +302,7 @@ const scripts = mkdtempSync(join(tmpdir(), "bench-wrk-"));
 
 /** A wrk Lua script that sends the workload's requests in turn and prints its figures as JSON. */
 function wrkScript(calls: Call[]): string {
-  const requests = calls.map((c) => {
-    const headers = c.body === undefined ? "{}" : '{["Content-Type"] = "application/json"}';
-    const body = c.body === undefined ? "nil" : JSON.stringify(JSON.stringify(c.body));
-    return `wrk.format(${JSON.stringify(c.method)}, ${JSON.stringify(c.path)}, ${headers}, ${body})`;
-  });
+  const requests = calls.map((c) => luaRequest(c.method, c.path, c.body));
   const file = join(scripts, `workload-${Math.random().toString(36).slice(2)}.lua`);
   writeFileSync(
     file,
