@@ -24,8 +24,8 @@ end
 export function luaRequest(method: string, path: string, json?: unknown): string {
   const body = json === undefined ? "" : JSON.stringify(json);
   const headers = json === undefined ? [] : ["Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`];
-  // Host is the one wrk takes from its URL, so it is joined in Lua. These texts are ASCII, whose
-  // JSON string literals are Lua's too.
+  // Host is the one wrk takes from its URL, so it is joined in Lua. A JSON string literal is a
+  // Lua one too for these texts: they hold no control character JSON would write as \u00XX.
   const parts = [`${method} ${path} HTTP/1.1`, ...headers, "", body].map((text) => JSON.stringify(text));
   parts.splice(1, 0, '"Host: " .. wrk.headers["Host"]');
   return `table.concat({${parts.join(", ")}}, "\\r\\n")`;
