@@ -2,7 +2,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 // Imported rather than read from the global, which Node makes a getter run on every use.
 import { performance } from "node:perf_hooks";
-import { checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT, parseJsonObject, readBody } from "./body.ts";
+import { awaitBody, bufferedBody, checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT, parseJsonObject } from "./body.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
 import type { ApiRoute, Handler } from "./handler.ts";
@@ -342,7 +342,10 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
       if (method === "POST" || method === "PUT" || method === "PATCH") {
         const options = method === "PATCH" ? readPatchOptions : readOptions;
         checkBodyHeaders(request, options);
-        readBody(request, options.limit, (error, bytes) => {
+        // A pipelined request's body has often arrived whole by the time it is served: it is answered now.
+        const arrived = bufferedBody(request);
+        if (arrived !== undefined) return deliver(exchange, handler({ params, query, body: parseJsonObject(arrived), headers }));
+        awaitBody(request, options.limit, (error, bytes) => {
           if (error !== undefined) return conclude(exchange, undefined, error);
           let reply: Awaitable<Reply>;
           try {
