@@ -211,15 +211,17 @@ export function bufferedBody(request: IncomingMessage): Uint8Array | undefined {
 }
 
 /**
- * Calls `done` once with the body: taken whole from the request's buffer on the event loop's next
- * turn when it has all arrived by then, as a body sent with its headers has, or else read as it
- * arrives (readBody). The next turn, not a microtask: Node's parser, reading the socket in C++,
- * tells the headers and the body in separate calls into JavaScript, and runs the tick and
- * microtask queues between them. So over TCP, a microtask or a tick found none of 53,785 bodies
- * whole; setImmediate, which runs once the whole read is parsed, found all of 66,370 (wrk,
- * `POST /users`). Over loopback, the bodies taken whole raised `POST /users` from 0.88 to 1.06 of
- * the minimal bare server's requests per second (8 interleaved rounds); without the network,
- * its CPU time fell from 24.7 to 23.4 µs (bench/in-memory.mjs, MIX=1 CONNECTIONS=50).
+ * Calls `done` once with the body: taken whole from the request's buffer on the event loop's
+ * next turn when it has all arrived by then, as a body sent with its headers has, or else read
+ * as it arrives (readBody). The next turn, not a microtask: Node's parser, reading the socket
+ * in C++, tells the headers and the body in separate calls into JavaScript, and runs the tick
+ * and microtask queues between them. Under wrk (`POST /users`, 3 s each) a microtask found none
+ * of 48,069 bodies whole and a tick none of 53,785; setImmediate, which runs once the whole
+ * read is parsed, found all of 66,370. Taking them whole raised `POST /users` from 0.88 to 1.06
+ * of the minimal bare server's requests per second (8 interleaved rounds over loopback).
+ * bench/in-memory.mjs does not show the gain (29.0 µs of CPU a `POST /users` before, 29.5 after,
+ * CONNECTIONS=50 MIX=1, medians of 9 runs each, within its noise): its socket is a JavaScript
+ * stream, which Node's parser reads in one call into JavaScript, headers and body together.
  */
 export function awaitBody(request: IncomingMessage, limit: number, done: BodyDone): void {
   setImmediate(() => {
