@@ -219,8 +219,9 @@ export function bufferedBody(request: IncomingMessage): Uint8Array | undefined {
  * of 48,069 bodies whole and a tick none of 53,785; setImmediate, which runs once the whole
  * read is parsed, found all of 66,370. Taking them whole raised `POST /users` from 0.88 to 1.06
  * of the minimal bare server's requests per second (8 interleaved rounds over loopback).
- * bench/in-memory.mjs does not show the gain (29.0 µs of CPU a `POST /users` before, 29.5 after,
- * CONNECTIONS=50 MIX=1, medians of 9 runs each, within its noise): its socket is a JavaScript
+ * bench/in-memory.mjs does not show the gain, and with 50 connections shows this turn costing
+ * 2 to 3% more than the listeners did (26.4 against 27.3 and 29.0 against 29.5 µs of CPU a
+ * `POST /users`, CONNECTIONS=50 MIX=1, medians of 5 and 9 runs): its socket is a JavaScript
  * stream, which Node's parser reads in one call into JavaScript, headers and body together.
  */
 export function awaitBody(request: IncomingMessage, limit: number, done: BodyDone): void {
