@@ -2,6 +2,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 // Imported rather than read from the global, which Node makes a getter run on every use.
 import { performance } from "node:perf_hooks";
+import { type AccessOptions, hostCheck, isWrite, tokenCheck } from "./access.ts";
 import { awaitBody, bufferedBody, checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT, parseJsonObject } from "./body.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError } from "./errors.ts";
@@ -25,14 +26,17 @@ import type { Awaitable } from "./store.ts";
 import { COLLECTIONS, type Seed } from "./seed.ts";
 
 /** Options of createApp and createListener; every one has a default. */
-export type AppOptions = {
+export type AppOptions = AccessOptions & {
   /** The largest request body in bytes; larger ones get 413. */
   bodyLimit?: number;
   /**
-   * Which origins' pages may read the answers (CORS): any (`*`, the default), only
-   * those listed (`https://app.example.com`), or none (`off`). A bad origin throws a TypeError.
+   * Which origins' pages may call the API and read the answers (CORS): pages on this machine
+   * (`loopback`, the default), any (`*`), only those listed (`https://app.example.com`), or none
+   * (`off`). A bad origin throws a TypeError.
    */
   corsOrigins?: CorsOrigins;
+  /** The most the records may cost, in bytes as the store counts them (64 MiB); a write past it gets 507. */
+  storeLimit?: number;
   /** Whether shutdown has begun: new requests then get 503 and `Connection: close`. */
   isDraining?: () => boolean;
   /** Where an unexpected error goes, with the request's id; stderr by default, in `logFormat`. */
@@ -52,6 +56,11 @@ export type AppOptions = {
 
 // Every name AppOptions has, so that a misspelt option is refused instead of ignored.
 const APP_OPTIONS: Record<keyof AppOptions, true> = {
+  allowedHosts: true,
+  authTokens: true,
+  authTokensFile: true,
+  readOnly: true,
+  storeLimit: true,
   bodyLimit: true,
   corsOrigins: true,
   isDraining: true,
@@ -116,14 +125,15 @@ export type Api = Handlers & { data: DataSet };
  */
 export function createApi(options: AppOptions = {}, data?: DataSet, observers?: Observers): Api {
   refuseUnknownOptions(options, APP_OPTIONS, "createApp");
-  const { seed, clock, logFormat = "off", metrics: metricsOn = true, ...listenerOptions } = options;
-  data ??= createDataSet({ seed, clock });
+  const { seed, clock, storeLimit, logFormat = "off", metrics: metricsOn = true, ...listenerOptions } = options;
+  data ??= createDataSet({ seed, clock, storeLimit });
   const logger = observers?.logger ?? createLogger(checkLogFormat(logFormat));
   const metrics = observers !== undefined ? observers.metrics : metricsOn ? recordMetrics(data) : undefined;
   const routes = apiRoutes(options.isDraining ?? never, data, metrics ?? null);
   // Liveness, readiness and metrics keep answering during shutdown; everything else gets 503.
   const servedWhileDraining = new Set(routes.filter((route) => route.servedWhileDraining).map((route) => route.handler));
-  const handlers = createHandlers(routes, { ...listenerOptions, servedWhileDraining, logger, metrics });
+  const open = new Set(routes.filter((route) => route.open).map((route) => route.handler));
+  const handlers = createHandlers(routes, { ...listenerOptions, servedWhileDraining, open, logger, metrics });
   return { ...handlers, data };
 }
 
@@ -137,8 +147,10 @@ export function checkLogFormat(format: LogFormat): LogFormat {
  * Options of createListener: the app's, but for its data, the handlers still served during
  * shutdown, and the log and metrics requests are told to.
  */
-export type ListenerOptions = Omit<AppOptions, "seed" | "clock" | "logFormat" | "metrics"> & {
+export type ListenerOptions = Omit<AppOptions, "seed" | "clock" | "logFormat" | "metrics" | "storeLimit"> & {
   servedWhileDraining?: ReadonlySet<Handler>;
+  /** The handlers served without a token (the probes). */
+  open?: ReadonlySet<Handler>;
   logger?: Logger;
   metrics?: Metrics;
 };
@@ -195,7 +207,12 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
   const metrics = options.metrics;
   const accessLog = logger.format !== "off";
   const servedWhileDraining = options.servedWhileDraining ?? new Set();
-  const cors = createCorsPolicy(options.corsOrigins ?? "*");
+  const cors = createCorsPolicy(options.corsOrigins ?? "loopback");
+  // Who may call: the Host a request names (DNS rebinding), its token, and whether writes are taken at all.
+  const checkHost = hostCheck(options.allowedHosts);
+  const checkToken = tokenCheck(options);
+  const readOnly = options.readOnly === true;
+  const open = options.open ?? new Set();
   // The requests waiting on each connection behind one answered later. HTTP/1.1 answers
   // pipelined requests in order (RFC 9112, section 9.3.2), so a request that arrives behind
   // one still reading its body, or waiting for its store, waits for it instead of overtaking it.
@@ -300,6 +317,11 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
     const url = request.url ?? "/";
 
     const found = match(method, url);
+    const refusal = admit(request, method, found);
+    if (refusal !== undefined) {
+      fail(exchange, refusal);
+      return false;
+    }
     if (found.kind === "not-found") {
       const error = new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url, { keepSlash: true }))}`);
       fail(exchange, error);
@@ -328,6 +350,10 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
         headers: { allow: found.allow },
       });
       fail(exchange, error);
+      return false;
+    }
+    if (readOnly && isWrite(method)) {
+      fail(exchange, new HttpError("READ_ONLY", "This server is read-only: it stores no writes"));
       return false;
     }
 
@@ -363,6 +389,21 @@ function createHandlers(routes: readonly Route<Handler>[], options: ListenerOpti
       fail(exchange, error);
       return false;
     }
+  }
+
+  /**
+   * The refusal of a request that may not be served at all, before routing answers it: a Host
+   * not allowed (contract 13), then, with tokens, a missing, unknown or read-only token. The
+   * probes and CORS preflights (which browsers send without credentials) need no token.
+   */
+  function admit(request: IncomingMessage, method: string, found: ReturnType<typeof match>): HttpError | undefined {
+    const hostRefusal = checkHost?.(request.headers.host);
+    if (hostRefusal !== undefined || checkToken === undefined) return hostRefusal;
+    if (found.kind === "found" && open.has(found.handler)) return undefined;
+    if (found.kind === "options" && request.headers.origin !== undefined && request.headers["access-control-request-method"] !== undefined) {
+      return undefined;
+    }
+    return checkToken(request.headers.authorization, isWrite(method));
   }
 
   function arrive(request: IncomingMessage, response: ServerResponse): Exchange {

@@ -2,12 +2,14 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
+import { DEFAULT_ALLOWED_HOSTS, hostCheck, parseTokens, readTokensFile } from "./access.ts";
 import { type CorsOrigins, normaliseOrigin } from "./cors.ts";
 import { isPostgresUrl } from "./database.ts";
 import { parseWholeNumber } from "./input.ts";
 import { DEFAULT_COMPACT_BYTES } from "./journal/journal.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
 import { LOG_FORMATS, type LogFormat } from "./log.ts";
+import { DEFAULT_STORE_LIMIT } from "./memory/budget.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
 export type Config = {
@@ -18,8 +20,18 @@ export type Config = {
   requestTimeout: number;
   keepAliveTimeout: number;
   shutdownTimeout: number;
-  /** Which origins a browser may call the API from: any (`*`), none (`off`), or these. */
+  /** Which origins a browser may call the API from: loopback pages, any (`*`), none (`off`), or these. */
   corsOrigins: CorsOrigins;
+  /** The Host names requests may carry (DNS rebinding is refused); `*` for any. */
+  allowedHosts: readonly string[];
+  /** `SCOPE:TOKEN` entries from `AUTH_TOKENS`, checked; unset for none. */
+  authTokens: string | undefined;
+  /** A file of `SCOPE:TOKEN` lines, read and checked at start-up. */
+  authTokensFile: string | undefined;
+  /** Whether every write is refused with 403 READ_ONLY. */
+  readOnly: boolean;
+  /** The most the records held may cost, in bytes as the store counts them; a write past it gets 507. */
+  storeLimit: number;
   /** A JSON file of starting records (the `seed` option's shape), if one is named. */
   seedFile: string | undefined;
   /** The directory the data is kept in across restarts; memory only when unset. */
@@ -134,10 +146,55 @@ export const SETTINGS: readonly Setting[] = [
     key: "corsOrigins",
     variable: "CORS_ORIGINS",
     flag: "--cors-origins",
-    shown: "*",
+    shown: "loopback",
     meaning:
-      "Which web pages may read the answers (CORS): `*` any, a comma-separated list of origins such as `https://app.example.com,http://localhost:5173` only those, or `off` none.",
+      "Which web pages may call the API and read its answers (CORS): `loopback` pages served from this machine (`http` and `https` on `localhost`, `*.localhost`, `127.0.0.1` and `[::1]`, any port), `*` any, a comma-separated list of origins such as `https://app.example.com,http://localhost:5173` (and `null` if listed) only those, or `off` none.",
     read: readCorsOrigins,
+  },
+  {
+    key: "allowedHosts",
+    variable: "ALLOWED_HOSTS",
+    flag: "--allowed-hosts",
+    shown: "localhost,*.localhost,ip",
+    meaning:
+      "The names a request's `Host` may have, comma-separated, any port: `api.example.com`, `*.example.com` for its subdomains, `ip` for any IP address, or `*` for any. Others get `403 HOST_NOT_ALLOWED`, which blocks DNS rebinding. Behind a domain name, set it.",
+    read: readAllowedHosts,
+  },
+  {
+    key: "authTokens",
+    variable: "AUTH_TOKENS",
+    flag: "--auth-tokens",
+    shown: "",
+    meaning:
+      "Access tokens as comma-separated `SCOPE:TOKEN` entries, the scope `read` or `write` (which includes read). With any token set, every request but `/healthz`, `/readyz` and CORS preflights needs `Authorization: Bearer <token>`.",
+    read: readAuthTokens,
+    placeholder: "tokens",
+  },
+  {
+    key: "authTokensFile",
+    variable: "AUTH_TOKENS_FILE",
+    flag: "--auth-tokens-file",
+    shown: "",
+    meaning: "A file of access tokens, one `SCOPE:TOKEN` a line (blank lines and `#` comments skipped), such as a secret mounted at `/run/secrets/tokens`; adds to `AUTH_TOKENS`.",
+    read: readAuthTokensFile,
+    placeholder: "file",
+  },
+  {
+    key: "readOnly",
+    variable: "READ_ONLY",
+    flag: "--read-only",
+    shown: "off",
+    meaning: "`on` refuses every write with `403 READ_ONLY` and stores nothing, for public demos.",
+    read: (text, source) => oneOf(["on", "off"] as const, "off")(text, source) === "on",
+  },
+  {
+    key: "storeLimit",
+    variable: "STORE_LIMIT",
+    flag: "--store-limit",
+    shown: String(DEFAULT_STORE_LIMIT),
+    meaning:
+      "The most memory the records held may take, in bytes as the store estimates it (64 MiB by default, which keeps the process under 512 MiB); a write past it gets `507 STORE_FULL`, and a seed past it ends start-up.",
+    read: wholeNumber(DEFAULT_STORE_LIMIT, { min: 1, max: Number.MAX_SAFE_INTEGER }),
   },
   {
     key: "seedFile",
@@ -331,21 +388,55 @@ function wholeNumber(fallback: number, range: { min: number; max: number }): Set
 }
 
 function readCorsOrigins(text: string | undefined, source: string): CorsOrigins {
-  if (text === undefined || text === "*") return "*";
+  if (text === undefined || text.toLowerCase() === "loopback") return "loopback";
+  if (text === "*") return "*";
   if (text.toLowerCase() === "off") return "off";
   const origins: string[] = [];
   for (const entry of text.split(",")) {
     const origin = entry.trim();
     if (origin === "") {
-      throw new ConfigError(`${source} has an empty entry; write *, off, or origins separated by single commas`);
+      throw new ConfigError(`${source} has an empty entry; write loopback, *, off, or origins separated by single commas`);
     }
     try {
       origins.push(normaliseOrigin(origin));
     } catch (error) {
-      throw new ConfigError(`${source} must be *, off, or a comma-separated list of origins: ${(error as Error).message}`);
+      throw new ConfigError(`${source} must be loopback, *, off, or a comma-separated list of origins: ${(error as Error).message}`);
     }
   }
   return origins;
+}
+
+function readAllowedHosts(text: string | undefined, source: string): readonly string[] {
+  if (text === undefined) return DEFAULT_ALLOWED_HOSTS;
+  const hosts = text.split(",").map((entry) => entry.trim());
+  if (hosts.includes("")) throw new ConfigError(`${source} has an empty entry; write host names separated by single commas, or *`);
+  try {
+    hostCheck(hosts);
+  } catch (error) {
+    throw new ConfigError(`${source}: ${(error as Error).message}`);
+  }
+  return hosts;
+}
+
+// A token is never quoted back: the messages of parseTokens name the entry by its place.
+function readAuthTokens(text: string | undefined, source: string): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    parseTokens(text, source);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return text;
+}
+
+function readAuthTokensFile(text: string | undefined, source: string): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    readTokensFile(text, source);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return text;
 }
 
 function readFsync(text: string | undefined, source: string): FsyncPolicy {

@@ -1,10 +1,21 @@
 // The CORS policy (Fetch standard, section 3.2): which origins may read answers, and the headers that say so.
 
-/** Which origins may read this API's answers: any (`*`), none (`off`), or exactly those listed. */
-export type CorsOrigins = "*" | "off" | readonly string[];
+/**
+ * Which origins may read this API's answers: pages served from this machine (`loopback`, the
+ * default), any (`*`), none (`off`), or exactly those listed (`null` among them only if listed).
+ */
+export type CorsOrigins = "*" | "off" | "loopback" | readonly string[];
 
 /** What the API reads from a request beyond the safelisted headers; a preflight grants exactly these. */
-export const CORS_ALLOW_HEADERS = "Content-Type, If-Match, If-None-Match, X-Request-Id";
+export const CORS_ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id";
+
+/** The origins `loopback` allows: http and https on localhost, its subdomains, 127.0.0.1 and [::1], on any port. */
+const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|([a-z0-9-]+\.)+localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
+/** Whether an origin, as a browser serialises it, is a page served from this machine. */
+export function isLoopbackOrigin(origin: string): boolean {
+  return LOOPBACK_ORIGIN.test(origin);
+}
 
 /** The answer headers a page may read beyond the safelisted ones (contract 10). */
 export const CORS_EXPOSE_HEADERS = "X-Total-Count, Location, ETag, Link, X-Request-Id";
@@ -40,8 +51,9 @@ export function createCorsPolicy(origins: CorsOrigins): CorsPolicy | undefined {
     const any = Object.freeze(allowed("*"));
     return { headersFor: (origin) => (origin === undefined ? undefined : any), allows: () => true };
   }
+  if (origins === "loopback") return patternPolicy(isLoopbackOrigin);
   if (!Array.isArray(origins) || origins.length === 0 || !origins.every((origin) => typeof origin === "string")) {
-    throw new TypeError(`corsOrigins must be "*", "off" or a non-empty list of origins such as ["https://app.example.com"]`);
+    throw new TypeError(`corsOrigins must be "loopback", "*", "off" or a non-empty list of origins such as ["https://app.example.com"]`);
   }
   // Each listed origin's headers are built once. A request's Origin is compared as sent:
   // browsers send the serialised form (lower case, no default port) the list was normalised to.
@@ -57,6 +69,26 @@ export function createCorsPolicy(origins: CorsOrigins): CorsPolicy | undefined {
     allows: (origin) => byOrigin.has(origin),
   };
 }
+
+/** The policy of origins a test picks out, their headers built on first use and kept for a bounded number of origins. */
+function patternPolicy(matches: (origin: string) => boolean): CorsPolicy {
+  const seen = new Map<string, readonly string[]>();
+  const headersFor = (origin: string | undefined): readonly string[] => {
+    if (origin === undefined) return VARY_ORIGIN;
+    let headers = seen.get(origin);
+    if (headers === undefined) {
+      headers = matches(origin) ? Object.freeze([...VARY_ORIGIN, ...allowed(origin)]) : VARY_ORIGIN;
+      // Origins are the client's to choose: the memo starts again rather than grow without end.
+      if (seen.size >= SEEN_ORIGINS) seen.clear();
+      seen.set(origin, headers);
+    }
+    return headers;
+  };
+  return { headersFor, allows: (origin) => headersFor(origin) !== VARY_ORIGIN };
+}
+
+/** How many origins a pattern policy remembers before it starts again. */
+const SEEN_ORIGINS = 256;
 
 function allowed(origin: string): string[] {
   return ["access-control-allow-origin", origin, "access-control-expose-headers", CORS_EXPOSE_HEADERS];
@@ -75,10 +107,12 @@ export function preflightHeaders(allow: string): Record<string, string> {
 
 /**
  * An origin as browsers serialise it: `scheme://host[:port]` in lower case, without a
- * default port. Anything else (a path, a trailing slash, a query, user info, another
- * scheme, `null`, `*`) throws a TypeError that says what to write instead.
+ * default port, or `null`, the opaque origin of a sandboxed page or a file. Anything else (a
+ * path, a trailing slash, a query, user info, another scheme, `*`) throws a TypeError that says
+ * what to write instead.
  */
 export function normaliseOrigin(text: string): string {
+  if (text === "null") return text;
   const separator = text.indexOf("://");
   const hostPart = separator === -1 ? "" : text.slice(separator + 3);
   let url: URL | undefined;

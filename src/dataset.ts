@@ -1,4 +1,5 @@
 // The data of one instance: its four resources, its starting records, and the store that holds them.
+import { DEFAULT_STORE_LIMIT } from "./memory/budget.ts";
 import { createMemoryStore, type MemoryStore } from "./memory/store.ts";
 import type { Resource } from "./resource.ts";
 import { definePostFamily } from "./resources/posts.ts";
@@ -12,6 +13,8 @@ export type DataSetOptions = {
   seed?: Seed;
   /** Where `createdAt` comes from; the current time by default. */
   clock?: () => Date;
+  /** The most the records may cost, in bytes (DEFAULT_STORE_LIMIT by default); see the memory store's `limit`. */
+  storeLimit?: number;
 };
 
 /** The four resources of an instance, as described to the routes and the stores. */
@@ -37,5 +40,12 @@ export function defineData(options: DataSetOptions = {}): { resources: Resources
 /** Creates the resources of one instance over a fresh memory store, loaded with the seed or the two seeded users. */
 export function createDataSet(options: DataSetOptions = {}): DataSet & { store: MemoryStore } {
   const { resources, starting } = defineData(options);
-  return { resources, store: createMemoryStore(resources, { starting }) };
+  return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }) };
+}
+
+/** A store limit as given, the default when absent, or a TypeError. */
+export function checkStoreLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_STORE_LIMIT;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new TypeError("storeLimit must be a positive whole number of bytes");
+  return limit;
 }

@@ -24,6 +24,16 @@ export const ERROR_CATALOGUE = {
   BODY_TOO_DEEP: { status: 400, when: "The JSON body is nested deeper than 64 levels." },
   NUMBER_OUT_OF_RANGE: { status: 400, when: "A number in the body is too large to be held (it would become Infinity)." },
   VALIDATION_FAILED: { status: 400, when: "Members of the body break the resource's rules; `errors` lists each one." },
+  UNAUTHORIZED: {
+    status: 401,
+    when: "Tokens are configured (`AUTH_TOKENS`) and the request sends no `Authorization: Bearer` token, or one that is not configured.",
+  },
+  INSUFFICIENT_SCOPE: { status: 403, when: "The request's token has the `read` scope and the request writes; writes need a `write` token." },
+  READ_ONLY: { status: 403, when: "The server runs with `READ_ONLY=on`: every write is refused and nothing is stored." },
+  HOST_NOT_ALLOWED: {
+    status: 403,
+    when: "The request's `Host` is not one of `ALLOWED_HOSTS` (by default `localhost`, `*.localhost` and IP addresses); this blocks DNS rebinding.",
+  },
   ROUTE_NOT_FOUND: { status: 404, when: "No route has this path." },
   USER_NOT_FOUND: { status: 404, when: "No user has this id." },
   POST_NOT_FOUND: { status: 404, when: "No post has this id." },
@@ -43,6 +53,10 @@ export const ERROR_CATALOGUE = {
     when: "A POST or PUT is not sent as `application/json`, or a PATCH as `application/merge-patch+json` or `application/json`, in UTF-8, uncompressed.",
   },
   HEADERS_TOO_LARGE: { status: 431, when: "The request headers are larger than the server accepts." },
+  STORE_FULL: {
+    status: 507,
+    when: "The write would take the records held past `STORE_LIMIT`; nothing is stored. Deleting records frees room.",
+  },
   INTERNAL_ERROR: { status: 500, when: "The server failed unexpectedly; the error is logged." },
   SHUTTING_DOWN: { status: 503, when: "The server is shutting down; retry on a new connection." },
   STORE_UNAVAILABLE: {

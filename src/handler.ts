@@ -44,4 +44,9 @@ export type RouteOperation = { kind: ResourceOperation; resource: Resource } | {
  * A route of this API: what the router needs, what the OpenAPI document is built
  * from, and whether it is still served normally once shutdown has begun.
  */
-export type ApiRoute = Route<Handler> & { operation: RouteOperation; servedWhileDraining?: true };
+export type ApiRoute = Route<Handler> & {
+  operation: RouteOperation;
+  servedWhileDraining?: true;
+  /** Served without a token when tokens are configured: the probes, which an orchestrator calls with none. */
+  open?: true;
+};

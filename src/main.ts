@@ -2,11 +2,13 @@
 // The entry point and the `rest-reference-server` command: the only code that reads process.env
 // and the arguments, starts listening and handles signals.
 import { type Config, ConfigError, helpText, readConfig, readFlags, readSeedFile } from "./config.ts";
+import { TokenError } from "./access.ts";
 import { DatabaseError } from "./database.ts";
 import { JournalDamageError } from "./journal/damage.ts";
 import { LockedError } from "./journal/lock.ts";
 import { DataDirError } from "./journal/store.ts";
 import { createLogger } from "./log.ts";
+import { StoreLimitError } from "./memory/store.ts";
 import { type Seed, SeedError } from "./seed.ts";
 import { type RunningServer, startServer } from "./server.ts";
 import { VERSION } from "./version.ts";
@@ -67,7 +69,15 @@ async function listenOrExit(config: Config, seed: unknown): Promise<RunningServe
   } catch (error) {
     if (error instanceof SeedError) exitWith(`The seed file ${seedFile} is not valid: ${error.summary}; fix the file`);
     // Each says in one line what is wrong and what to do.
-    if (error instanceof JournalDamageError || error instanceof LockedError || error instanceof DataDirError || error instanceof DatabaseError) {
+    if (error instanceof StoreLimitError && seedFile !== undefined) exitWith(`The seed file ${seedFile} is too large: ${error.message}`);
+    if (
+      error instanceof JournalDamageError ||
+      error instanceof LockedError ||
+      error instanceof DataDirError ||
+      error instanceof DatabaseError ||
+      error instanceof StoreLimitError ||
+      error instanceof TokenError
+    ) {
       exitWith(error.message);
     }
     exitWith(describeListenError(error as NodeJS.ErrnoException, config));

@@ -8,7 +8,8 @@ import { ERROR_CATALOGUE, type ErrorCode, HttpError } from "./errors.ts";
 import { clip } from "./input.ts";
 import { refuseUnknownOptions } from "./options.ts";
 import { isPostgresUrl, openDatabaseStore } from "./database.ts";
-import { createDataSet, type DataSet, defineData } from "./dataset.ts";
+import { checkStoreLimit, createDataSet, type DataSet, defineData } from "./dataset.ts";
+import { tokenCheck } from "./access.ts";
 import { openJournalStore } from "./journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
 import { type Logger, createLogger } from "./log.ts";
@@ -59,6 +60,11 @@ export type ServerOptions = Omit<AppOptions, "isDraining"> & {
 
 // Every name ServerOptions has, so that a misspelt option is refused instead of ignored.
 const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
+  allowedHosts: true,
+  authTokens: true,
+  authTokensFile: true,
+  readOnly: true,
+  storeLimit: true,
   port: true,
   host: true,
   bodyLimit: true,
@@ -104,15 +110,19 @@ export type RunningServer = {
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
   const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, clock, ...rest } = options;
+  const { allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, ...stored } = rest;
   const logger = createLogger(checkLogFormat(logFormat));
-  const { dataDir, databaseUrl, fsync, compactBytes, logWarning = logger.warn, onStoreFailure, ...times } = rest;
+  const { dataDir, databaseUrl, fsync, compactBytes, logWarning = logger.warn, onStoreFailure, ...times } = stored;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
   // Node refuses a headers time-out longer than the request time-out, and so would the contract.
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
   const keepAliveTimeout = times.keepAliveTimeout ?? TIMEOUTS.keepAliveTimeout;
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
   const state = { draining: false };
-  const appOptions = { bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => state.draining };
+  const access = { allowedHosts, authTokens, authTokensFile, readOnly };
+  const appOptions = { ...access, bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => state.draining };
+  // Tokens are read and checked before the data is opened: a bad entry must not leave a directory locked.
+  tokenCheck(access);
   // The store tells its latency to the metrics, made once the store is open (they count its records).
   let metrics: Metrics | undefined;
   const storeTook = (operation: string, milliseconds: number) => metrics?.storeTook(operation, milliseconds);
@@ -124,7 +134,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           logger.flush();
           onStoreFailure(error);
         };
-  const data = await openData({ seed, clock, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure: toldFailure, storeTook });
+  const data = await openData({ seed, clock, storeLimit, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure: toldFailure, storeTook });
   const { store } = data;
   try {
     metrics = metricsOn ? recordMetrics(data) : undefined;
@@ -320,7 +330,7 @@ async function serve(
  */
 type Connection = { owed: ServerResponse[]; closeWhenAnswered: boolean };
 
-type DataOptions = Pick<ServerOptions, "seed" | "clock" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
+type DataOptions = Pick<ServerOptions, "seed" | "clock" | "storeLimit" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
   logWarning: (line: string) => void;
   /** Told how long each store operation took: a journal's write and sync, a database's query or transaction. */
   storeTook: (operation: string, milliseconds: number) => void;
@@ -366,6 +376,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
     warn: options.logWarning,
     onFailure,
     onSync: (milliseconds) => options.storeTook("sync", milliseconds),
+    limit: checkStoreLimit(options.storeLimit),
   });
   return { resources, store };
 }

@@ -147,7 +147,7 @@ test("a 500 and a 503 carry the CORS headers of an allowed origin, so its page c
   assert.equal(failed.headers.get("access-control-expose-headers"), "X-Total-Count, Location, ETag, Link, X-Request-Id");
   assert.equal(failed.headers.get("vary"), "Origin");
 
-  const draining = await serve(t, createApp({ isDraining: () => true }));
+  const draining = await serve(t, createApp({ isDraining: () => true, corsOrigins: "*" }));
   const refused = await call(`${draining}/users`, { headers: { origin } });
   assert.equal(refused.status, 503);
   assert.equal(refused.headers.get("connection"), "close");

@@ -17,7 +17,7 @@ test("CORS_EXPOSE_HEADERS names the headers contract 10 exposes, and X-Request-I
 });
 
 test("CORS_ALLOW_HEADERS names every request header the API reads beyond the safelisted ones", () => {
-  assert.equal(CORS_ALLOW_HEADERS, "Content-Type, If-Match, If-None-Match, X-Request-Id");
+  assert.equal(CORS_ALLOW_HEADERS, "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id");
 });
 
 test("CORS_MAX_AGE is ten minutes, inside Chromium's cap of two hours", () => {
@@ -71,13 +71,69 @@ test("createCorsPolicy(list) gives an origin not listed, null, or no Origin only
   assert.deepEqual(policy.headersFor(undefined), ["vary", "Origin"]);
 });
 
+test("createCorsPolicy(list) allows Origin: null only when the list names it", () => {
+  const listed = createCorsPolicy(["null", "https://app.example.com"])!;
+  assert.deepEqual(listed.headersFor("null"), ["vary", "Origin", "access-control-allow-origin", "null", ...EXPOSE]);
+  assert.equal(listed.allows("null"), true);
+  assert.equal(createCorsPolicy("loopback")!.allows("null"), false);
+  assert.equal(normaliseOrigin("null"), "null");
+});
+
+test("createCorsPolicy('loopback') echoes pages served from this machine, on any scheme of http and https and any port, and no other", () => {
+  const policy = createCorsPolicy("loopback")!;
+  const loopback = [
+    "http://localhost",
+    "http://localhost:5173",
+    "https://localhost:8443",
+    "http://app.localhost:3000",
+    "http://a.b.localhost",
+    "http://127.0.0.1",
+    "http://127.0.0.1:8080",
+    "https://[::1]:3000",
+  ];
+  for (const origin of loopback) {
+    assert.deepEqual(policy.headersFor(origin), ["vary", "Origin", "access-control-allow-origin", origin, ...EXPOSE], origin);
+    assert.equal(policy.allows(origin), true, origin);
+  }
+  const others = [
+    "https://evil.example",
+    "null",
+    "http://localhost.evil.example",
+    "http://evillocalhost",
+    "http://127.0.0.2",
+    "http://127.0.0.1.evil.example",
+    "http://[::2]",
+    "ftp://localhost",
+    "http://localhost/",
+    "http://LOCALHOST",
+    "",
+  ];
+  for (const origin of others) {
+    assert.deepEqual(policy.headersFor(origin), ["vary", "Origin"], origin);
+    assert.equal(policy.allows(origin), false, origin);
+  }
+  // Every answer varies by Origin, one to a request without it too.
+  assert.deepEqual(policy.headersFor(undefined), ["vary", "Origin"]);
+  // Built once per origin: a second request from it gets the same frozen list.
+  assert.equal(policy.headersFor("http://localhost:5173"), policy.headersFor("http://localhost:5173"));
+});
+
+test("createCorsPolicy('loopback') remembers a bounded number of origins, and still answers each rightly past that", () => {
+  const policy = createCorsPolicy("loopback")!;
+  for (let port = 1; port <= 1000; port++) {
+    assert.equal(policy.allows(`http://localhost:${port}`), true);
+    assert.equal(policy.allows(`https://evil${port}.example`), false);
+  }
+  assert.equal(policy.allows("http://localhost:1"), true);
+});
+
 test("createCorsPolicy throws a TypeError at once for a bad origin, an empty list or another value", () => {
   assert.throws(() => createCorsPolicy(["https://app.example.com/"]), {
     name: "TypeError",
     message:
       '"https://app.example.com/" is not an origin; write http or https, ://, the host and an optional :port, with no path or trailing slash, such as https://app.example.com',
   });
-  const notAList = 'corsOrigins must be "*", "off" or a non-empty list of origins such as ["https://app.example.com"]';
+  const notAList = 'corsOrigins must be "loopback", "*", "off" or a non-empty list of origins such as ["https://app.example.com"]';
   for (const value of [[], "https://app.example.com", "none", [42], undefined]) {
     assert.throws(() => createCorsPolicy(value as never), { name: "TypeError", message: notAList }, String(value));
   }
@@ -87,7 +143,7 @@ test("preflightHeaders grants the path's methods as Allow lists them, the header
   assert.deepEqual(preflightHeaders("GET, HEAD, POST, OPTIONS"), {
     allow: "GET, HEAD, POST, OPTIONS",
     "access-control-allow-methods": "GET, HEAD, POST, OPTIONS",
-    "access-control-allow-headers": "Content-Type, If-Match, If-None-Match, X-Request-Id",
+    "access-control-allow-headers": "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id",
     "access-control-max-age": "600",
   });
 });
@@ -121,7 +177,7 @@ test("normaliseOrigin refuses anything that is not scheme://host[:port]", () => 
     "https://",
     "file:///etc",
     "ws://app.example.com",
-    "null",
+    "Null",
     "*",
     "https://app.example.com:65536",
   ];

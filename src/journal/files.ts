@@ -4,9 +4,42 @@ import fs from "node:fs";
 // Callbacks rather than node:fs/promises: every runtime implements these few calls, and a
 // FileHandle adds an object and a promise per call on the path every write takes.
 
-/** Opens `path` with `flags` (as fs.open) and resolves with its descriptor. */
+/** The mode of every file the server writes in a data directory: read and write for its owner, nothing for anyone else. */
+export const FILE_MODE = 0o600;
+
+/** The mode of a data directory the server creates (and of any parent it creates with it): its owner's only. */
+export const DIR_MODE = 0o700;
+
+/** Opens `path` with `flags` (as fs.open) and resolves with its descriptor; a file it creates gets FILE_MODE less the umask. */
 export function open(path: string, flags: string): Promise<number> {
-  return new Promise((resolve, reject) => fs.open(path, flags, 0o644, (error, fd) => (error ? reject(error) : resolve(fd))));
+  return new Promise((resolve, reject) => fs.open(path, flags, FILE_MODE, (error, fd) => (error ? reject(error) : resolve(fd))));
+}
+
+/**
+ * Opens a file of the data directory for writing (`flags` as fs.open) and gives it FILE_MODE,
+ * whatever the umask and whatever mode an older file had: the records are nobody else's to
+ * read. See setFileMode for why a refused chmod is no failure.
+ */
+export async function openPrivate(path: string, flags: string): Promise<number> {
+  const fd = await open(path, flags);
+  await new Promise<void>((resolve) => fs.fchmod(fd, FILE_MODE, () => resolve()));
+  return fd;
+}
+
+/**
+ * Gives an open file FILE_MODE, as openPrivate does, for the synchronous writes of the lock.
+ * A chmod that fails is ignored: the file was opened with FILE_MODE, and a umask can only
+ * take bits away, so it is never open to group or others; the chmod only gives its owner
+ * back what the umask took. It fails only where modes do not apply (a file system without
+ * POSIX modes such as FAT, or Windows) or on a file another user made, and the server keeps
+ * working there as before.
+ */
+export function setFileMode(fd: number): void {
+  try {
+    fs.fchmodSync(fd, FILE_MODE);
+  } catch {
+    // See above: never more open than FILE_MODE.
+  }
 }
 
 /** Writes all of `bytes` at the file's end, looping over short writes. */

@@ -2,6 +2,7 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync, fsyncSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { FILE_MODE, setFileMode } from "./files.ts";
 
 /** The lock file's name in a data directory. */
 export const LOCK_FILE = "lock";
@@ -86,8 +87,9 @@ function hostName(): string {
 }
 
 function writeDurably(path: string, content: string, flags: string): void {
-  const fd = openSync(path, flags, 0o644);
+  const fd = openSync(path, flags, FILE_MODE);
   try {
+    setFileMode(fd);
     writeSync(fd, content);
     fsyncSync(fd);
   } finally {

@@ -4,7 +4,7 @@ import { readFileSync, rename } from "node:fs";
 import { join } from "node:path";
 import type { StoredRecord } from "../store.ts";
 import { JournalDamageError } from "./damage.ts";
-import { close, fsync, open, syncDirectory, writeAll } from "./files.ts";
+import { close, fsync, openPrivate, syncDirectory, writeAll } from "./files.ts";
 import { decodeLine, encodeLine, isObject, isVersion } from "./format.ts";
 import type { CollectionState, DataState } from "./state.ts";
 
@@ -30,8 +30,9 @@ export type LoadedSnapshot = { state: DataState; generation: number };
  */
 export async function writeSnapshot(dir: string, state: DataState, generation: number): Promise<void> {
   const temp = join(dir, SNAPSHOT_TEMP_FILE);
-  // "w": a temporary file left by an earlier crash is overwritten, never appended to.
-  const fd = await open(temp, "w");
+  // "w": a temporary file left by an earlier crash is overwritten, never appended to. Mode
+  // 0600, which the rename carries over to the snapshot.
+  const fd = await openPrivate(temp, "w");
   try {
     let chunk: Uint8Array[] = [];
     let chunkBytes = 0;

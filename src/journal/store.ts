@@ -1,10 +1,10 @@
 // The journal store: the memory store over a data directory, every write kept in the journal before it is answered.
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Resources } from "../dataset.ts";
 import { createMemoryStore, type MemoryStore } from "../memory/store.ts";
 import type { SeedRecords } from "../seed.ts";
-import { syncDirectory } from "./files.ts";
+import { DIR_MODE, syncDirectory } from "./files.ts";
 import { type JournalStats, openJournal } from "./journal.ts";
 import { JournalDamageError } from "./damage.ts";
 import { acquireLock, type Lock, LockedError } from "./lock.ts";
@@ -24,6 +24,8 @@ export type JournalStoreOptions = {
   onFailure: (error: Error) => void;
   /** Told how long each fdatasync took, in milliseconds (for the metrics). */
   onSync?: (milliseconds: number) => void;
+  /** The most the records may cost (the memory store's `limit`). */
+  limit?: number;
 };
 
 /** A store whose data lives in a directory, with the journal's counters for metrics. */
@@ -40,9 +42,12 @@ export async function openJournalStore(dir: string, resources: Resources, starti
   const path = resolve(dir);
   let lock: Lock;
   try {
-    const made = mkdirSync(path, { recursive: true });
-    // A directory just made is durable only once its own parent is synced.
-    if (made !== undefined) await syncDirectory(dirname(made));
+    const made = mkdirSync(path, { recursive: true, mode: DIR_MODE });
+    if (made !== undefined) {
+      restrictMade(path, made);
+      // A directory just made is durable only once its own parent is synced.
+      await syncDirectory(dirname(made));
+    }
     lock = acquireLock(path);
   } catch (error) {
     throw error instanceof LockedError ? error : new DataDirError(dir, error);
@@ -57,7 +62,7 @@ export async function openJournalStore(dir: string, resources: Resources, starti
       onSync: options.onSync,
       initial: () => {
         fresh = true;
-        return createMemoryStore(resources, { starting }).capture();
+        return createMemoryStore(resources, { starting, limit: options.limit }).capture();
       },
       capture: () => store!.capture(),
       onError: (error) => {
@@ -76,7 +81,7 @@ export async function openJournalStore(dir: string, resources: Resources, starti
     });
     for (const warning of warnings) options.warn(warning);
     if (options.seeded && !fresh) options.warn(`${path} holds data already, so the seed was not loaded; a seed fills only a new data directory`);
-    store = createMemoryStore(resources, { starting, restored: state, keep: (entry) => journal.append(entry) });
+    store = createMemoryStore(resources, { starting, restored: state, keep: (entry) => journal.append(entry), limit: options.limit });
     const memory = store;
     return {
       ...memory,
@@ -97,6 +102,23 @@ export async function openJournalStore(dir: string, resources: Resources, starti
   } catch (error) {
     lock.release();
     throw error instanceof JournalDamageError ? error : new DataDirError(dir, error);
+  }
+}
+
+/**
+ * Gives DIR_MODE to the directories mkdir just made, from `path` up to `made` (the first one
+ * it made), whatever the umask. A directory that existed is left as its owner set it: the
+ * files the server writes in it are FILE_MODE all the same. A failed chmod is ignored, as in
+ * setFileMode: mkdir was given DIR_MODE, so the directory is never open to group or others.
+ */
+function restrictMade(path: string, made: string): void {
+  for (let dir = path; ; dir = dirname(dir)) {
+    try {
+      chmodSync(dir, DIR_MODE);
+    } catch {
+      // Never more open than DIR_MODE (see above).
+    }
+    if (dir === made || dirname(dir) === dir) return;
   }
 }
 

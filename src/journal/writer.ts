@@ -1,7 +1,7 @@
 // An append-only journal file with group commit: an entry's promise resolves once its bytes are written and synced.
 import { dirname } from "node:path";
 import { clearTimeout, setTimeout } from "node:timers";
-import { close, datasync, open, syncDirectory, writeAll } from "./files.ts";
+import { close, datasync, openPrivate, syncDirectory, writeAll } from "./files.ts";
 import { encodeEntry, type JournalEntry } from "./format.ts";
 
 /**
@@ -92,9 +92,9 @@ export class JournalWriter {
     this.#onSync = options.onSync;
     this.#size = options.size ?? 0;
     this.#opened = Promise.resolve(options.after).then(async () => {
-      // O_APPEND|O_CREAT; the directory is synced so that a journal just created is still
-      // there after a crash, with the entries acknowledged in it.
-      const fd = await open(path, "a");
+      // O_APPEND|O_CREAT, mode 0600; the directory is synced so that a journal just created
+      // is still there after a crash, with the entries acknowledged in it.
+      const fd = await openPrivate(path, "a");
       this.#fd = fd;
       await syncDirectory(dirname(path));
       return fd;

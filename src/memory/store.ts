@@ -7,6 +7,7 @@ import { isPlain, type ListQuery, selectPage } from "../lists.ts";
 import type { Resource } from "../resource.ts";
 import { COLLECTIONS, type CollectionName, type SeedRecords, type Snapshot } from "../seed.ts";
 import type { Awaitable, CollectionStore, Current, ListView, Store, StoredRecord, Written } from "../store.ts";
+import { formatBytes, recordCost } from "./budget.ts";
 import { ChildIndex, Collection, takePage } from "./collection.ts";
 
 /** Options of createMemoryStore. */
@@ -21,7 +22,22 @@ export type MemoryStoreOptions = {
    * answered at once and kept only in memory.
    */
   keep?: (entry: JournalEntry) => Promise<void>;
+  /**
+   * The most the records may cost, as recordCost counts them (unbounded by default): a write
+   * that would pass it is refused with 507 STORE_FULL, and starting records past it throw a
+   * StoreLimitError. Data a journal restored is held whatever its cost; writes that would add
+   * to it are refused until deletes make room.
+   */
+  limit?: number;
 };
+
+/** Starting records that cost more than the store's limit. */
+export class StoreLimitError extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreLimitError";
+  }
+}
 
 /** The memory store, with what a journal needs of it: its state, captured at once. */
 export type MemoryStore = Store & {
@@ -50,7 +66,8 @@ type Part = {
  * being kept waits for them, so that no answer shows what a crash could still take back.
  */
 export function createMemoryStore(resources: Record<CollectionName, Resource>, options: MemoryStoreOptions): MemoryStore {
-  const { starting, restored, keep } = options;
+  const { starting, restored, keep, limit = Infinity } = options;
+  if (!(limit > 0)) throw new TypeError("The store's limit must be a positive number of bytes");
   const epoch = restored?.epoch ?? newEpoch();
   const parts = new Map<CollectionName, Part>();
   for (const name of COLLECTIONS) {
@@ -66,7 +83,26 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
       for (const record of records.page(0, Infinity)) part.index.add(record[key] as number, record.id);
     }
   }
-  if (restored === undefined) load(parts, starting);
+  // What the records held cost; every write keeps it exact (budget.ts).
+  const budget = { used: 0 };
+  if (restored === undefined) {
+    load(parts, starting, budget);
+    if (budget.used > limit) {
+      throw new StoreLimitError(
+        `The starting records take ${formatBytes(budget.used)}, more than STORE_LIMIT (${formatBytes(limit)}); raise STORE_LIMIT or start with fewer records`,
+      );
+    }
+  } else for (const part of parts.values()) for (const record of part.records.page(0, Infinity)) budget.used += recordCost(record);
+  /** Refuses a write that would take the records past the limit; a write that frees room, or adds none, always passes. */
+  const afford = (added: number): void => {
+    if (added > 0 && budget.used + added > limit) {
+      throw new HttpError(
+        "STORE_FULL",
+        `The store is full: this write would take the records past STORE_LIMIT (${formatBytes(limit)}); delete records to make room`,
+      );
+    }
+    budget.used += added;
+  };
 
   // The newest write still being kept: every earlier one is kept by the time it is.
   let unkept: Promise<void> | undefined;
@@ -132,6 +168,7 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
         let record: StoredRecord;
         try {
           record = decide({ parentFound, listTag, id, taken: records.has(id) });
+          afford(recordCost(record));
         } catch (error) {
           return refuseAfterKept(error);
         }
@@ -145,6 +182,7 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
         let record: StoredRecord;
         try {
           record = decide(current(id));
+          afford(recordCost(record) - recordCost(records.get(id)!));
         } catch (error) {
           return refuseAfterKept(error);
         }
@@ -161,7 +199,7 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
         }
         if (index !== undefined) index.remove(held!.record[part.resource.parent!.key] as number, id);
         const effects = keep === undefined ? undefined : [];
-        removeTree(part, id, effects);
+        removeTree(part, id, effects, budget);
         return effects === undefined ? undefined : kept({ effects }, undefined);
       },
     });
@@ -177,7 +215,7 @@ export function createMemoryStore(resources: Record<CollectionName, Resource>, o
     collection: (name) => collections.get(name)!,
     reset: async () => {
       if (failed) unavailable();
-      const effects = load(parts, starting, keep === undefined ? undefined : []);
+      const effects = load(parts, starting, budget, keep === undefined ? undefined : []);
       if (effects !== undefined) await kept({ effects }, undefined);
     },
     snapshot: async () => {
@@ -225,19 +263,21 @@ function listOf(part: Part, list: ListQuery, parentId: number | undefined): List
 }
 
 /** Deletes a record and, depth first, every record below it; notes each delete's effect when asked. */
-function removeTree(part: Part, id: number, effects: Effect[] | undefined): void {
+function removeTree(part: Part, id: number, effects: Effect[] | undefined, budget: { used: number }): void {
+  budget.used -= recordCost(part.records.get(id)!);
   part.records.delete(id);
   effects?.push({ delete: part.resource.name, id, version: part.records.revision });
   for (const child of part.children) {
-    for (const childId of child.index!.drop(id)) removeTree(child, childId, effects);
+    for (const childId of child.index!.drop(id)) removeTree(child, childId, effects, budget);
   }
 }
 
 /**
- * Empties every collection and index, then holds copies of the records, parents first;
- * notes the effects (a clear, then a put per record) when asked.
+ * Empties every collection and index, then holds copies of the records, parents first, and
+ * counts what they cost; notes the effects (a clear, then a put per record) when asked.
  */
-function load(parts: Map<CollectionName, Part>, records: SeedRecords, effects?: Effect[]): Effect[] | undefined {
+function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { used: number }, effects?: Effect[]): Effect[] | undefined {
+  budget.used = 0;
   for (const [name, part] of parts) {
     part.records.clear();
     part.index?.clear();
@@ -245,6 +285,7 @@ function load(parts: Map<CollectionName, Part>, records: SeedRecords, effects?: 
     for (const record of records[name]) {
       // Copies, so that nothing a test does to what it is answered can reach the starting records.
       const copy = structuredClone(record);
+      budget.used += recordCost(copy);
       part.records.insert(copy);
       if (part.index !== undefined) part.index.add(copy[part.resource.parent!.key] as number, copy.id);
       effects?.push({ put: name, record: copy, version: part.records.version(copy.id)! });

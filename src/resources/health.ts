@@ -19,6 +19,7 @@ export function healthRoutes(isDraining: () => boolean, storeReady: () => Awaita
       pattern: "/healthz",
       handler: () => ({ status: 200, body: { status: "ok" } }),
       servedWhileDraining: true,
+      open: true,
       operation: {
         kind: "custom",
         doc: {
@@ -45,6 +46,7 @@ export function healthRoutes(isDraining: () => boolean, storeReady: () => Awaita
       },
       // It answers during shutdown itself, with the 503 that says so.
       servedWhileDraining: true,
+      open: true,
       operation: {
         kind: "custom",
         doc: {

@@ -1,0 +1,70 @@
+// The store's budget: what a record costs in memory, counted so that the worst shapes cannot slip past it.
+
+/**
+ * The default most the records may cost, in bytes as recordCost counts them: 64 MiB, which keeps
+ * the whole process under 512 MiB of resident memory with every shape tried (docs/decisions.md, "Bounded memory").
+ */
+export const DEFAULT_STORE_LIMIT = 64 * 1024 * 1024;
+
+// What each part of a record costs, in bytes. Each is an upper bound of what V8 holds for it
+// (an object's header and a member's slot, key and property details; an array's element
+// slots with room to grow) plus what the record's JSON text, kept for reads, adds. A string
+// counts 4 bytes a character: 2 for a two-byte string in the heap, 2 for its text.
+const RECORD = 96;
+const OBJECT = 56;
+const MEMBER = 48;
+const ARRAY = 32;
+const ELEMENT = 16;
+const STRING = 32;
+const PER_CHARACTER = 4;
+const NUMBER = 24;
+const LITERAL = 8;
+
+/**
+ * What a record costs the store: its own bookkeeping and every value in it, walked without
+ * recursion. The cost depends on the record alone, so a delete frees exactly what its create
+ * took.
+ */
+export function recordCost(record: object): number {
+  let cost = RECORD;
+  const stack: unknown[] = [record];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    switch (typeof value) {
+      case "string":
+        cost += STRING + PER_CHARACTER * value.length;
+        break;
+      case "number":
+        cost += NUMBER;
+        break;
+      case "object":
+        if (value === null) cost += LITERAL;
+        else if (Array.isArray(value)) {
+          cost += ARRAY + ELEMENT * value.length;
+          for (let i = 0; i < value.length; i++) stack.push(value[i]);
+        } else {
+          cost += OBJECT;
+          for (const key in value) {
+            cost += MEMBER + STRING + PER_CHARACTER * key.length;
+            stack.push((value as Record<string, unknown>)[key]);
+          }
+        }
+        break;
+      default:
+        cost += LITERAL;
+    }
+  }
+  return cost;
+}
+
+/** A size in bytes as messages show it: `64 MiB`, `1.5 GiB`, or bytes. */
+export function formatBytes(bytes: number): string {
+  for (const [unit, size] of [
+    ["GiB", 1024 ** 3],
+    ["MiB", 1024 ** 2],
+    ["KiB", 1024],
+  ] as const) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
