@@ -36,13 +36,13 @@ async function startPeer(file) {
 }
 
 const REQUESTS = {
-  get: "GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n",
-  list: "GET /users HTTP/1.1\r\nHost: x\r\n\r\n",
-  404: "GET /users/999999 HTTP/1.1\r\nHost: x\r\n\r\n",
+  get: "GET /users/1 HTTP/1.1\r\nHost: localhost\r\n\r\n",
+  list: "GET /users HTTP/1.1\r\nHost: localhost\r\n\r\n",
+  404: "GET /users/999999 HTTP/1.1\r\nHost: localhost\r\n\r\n",
   post:
-    "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 51\r\n\r\n" +
+    "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 51\r\n\r\n" +
     '{"name":"Grace Hopper","email":"grace@example.com"}',
-  comments: "GET /posts/1/comments HTTP/1.1\r\nHost: x\r\n\r\n",
+  comments: "GET /posts/1/comments HTTP/1.1\r\nHost: localhost\r\n\r\n",
 };
 if (!(kind in REQUESTS)) throw new Error(`Unknown request kind "${kind}"; use ${Object.keys(REQUESTS).join(", ")}`);
 if (process.env.MIX === "1" && kind === "list") {

@@ -41,7 +41,7 @@ export function parseTokens(text: string, source: string, separator: "," | "\n" 
     if (colon === -1 || (scope !== "read" && scope !== "write") || !TOKEN.test(token)) {
       const where = separator === "," ? `entry ${index + 1}` : `line ${index + 1}`;
       throw new TokenError(
-        `${source} ${where} is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:s3cret-token)`,
+        `${source} ${where} is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:my-token)`,
       );
     }
     entries.push({ scope, token });

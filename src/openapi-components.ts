@@ -261,9 +261,9 @@ export const HEADERS: Record<string, Schema> = {
     schema: { type: "string", pattern: "^[A-Za-z0-9\\-_.:+=/]{1,128}$", examples: ["3f9a1c0b22d4-52"] },
   },
   "Access-Control-Allow-Origin": {
-    description: "Sent when the request has an `Origin` that `CORS_ORIGINS` allows: `*`, or that origin.",
+    description: "Sent when the request has an `Origin` that `CORS_ORIGINS` allows (by default a page served from this machine): that origin, or `*`.",
     required: false,
-    schema: { type: "string", examples: ["*"] },
+    schema: { type: "string", examples: ["http://localhost:5173"] },
   },
   "Access-Control-Expose-Headers": {
     description: "Sent with `Access-Control-Allow-Origin`: the answer headers a page may read.",
@@ -271,7 +271,7 @@ export const HEADERS: Record<string, Schema> = {
     schema: { type: "string", const: CORS_EXPOSE_HEADERS },
   },
   Vary: {
-    description: "`Origin` when `CORS_ORIGINS` is a list, since the answer then depends on the request's `Origin`.",
+    description: "`Origin` unless `CORS_ORIGINS` is `*` or `off`, since the answer then depends on the request's `Origin`.",
     required: false,
     schema: { type: "string", const: "Origin" },
   },
@@ -342,8 +342,19 @@ export const RESPONSES: Record<string, ResponseDoc> = {
     { message: "Server is shutting down; retry on a new connection" },
   ),
   Unexpected: errorResponse(
-    "Answers any request can get, each with its own status:",
-    ["INTERNAL_ERROR", "REQUEST_TIMEOUT", "HEADERS_TOO_LARGE", "BAD_REQUEST", "EXPECTATION_FAILED"],
+    "Answers any request can get, each with its own status (the access checks and the store's budget among them, where configured):",
+    [
+      "INTERNAL_ERROR",
+      "REQUEST_TIMEOUT",
+      "HEADERS_TOO_LARGE",
+      "BAD_REQUEST",
+      "EXPECTATION_FAILED",
+      "HOST_NOT_ALLOWED",
+      "UNAUTHORIZED",
+      "INSUFFICIENT_SCOPE",
+      "READ_ONLY",
+      "STORE_FULL",
+    ],
     { message: "Internal server error" },
   ),
 };

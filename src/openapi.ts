@@ -83,7 +83,13 @@ const DESCRIPTION = `A JSON REST server: users, and posts with comments with rep
 - Posts, comments and replies each number their own ids from 1 and never reuse one. Deleting a post
   deletes its comments and their replies; deleting a comment deletes its replies.
 - Once shutdown has begun, every request but \`GET /healthz\`, \`GET /readyz\` and \`GET /metrics\` gets 503 SHUTTING_DOWN.
-- Browsers: every answer to a request whose \`Origin\` \`CORS_ORIGINS\` allows carries the CORS headers.
+- Browsers: every answer to a request whose \`Origin\` \`CORS_ORIGINS\` allows (by default, pages served from
+  this machine) carries the CORS headers.
+- Access: a request whose \`Host\` is not in \`ALLOWED_HOSTS\` gets 403 HOST_NOT_ALLOWED. With tokens configured
+  (\`AUTH_TOKENS\`), every request but \`GET /healthz\`, \`GET /readyz\` and CORS preflights needs
+  \`Authorization: Bearer <token>\`: without a known token, 401 UNAUTHORIZED; a \`read\` token on a write, 403
+  INSUFFICIENT_SCOPE. With \`READ_ONLY=on\`, every write gets 403 READ_ONLY. A write past the store's budget
+  (\`STORE_LIMIT\`) gets 507 STORE_FULL and stores nothing.
 
 The paths are listed so that calling every operation in the order listed, with the examples given,
 on a fresh server (two seeded users, nothing else) succeeds: a record is created before it is read,

@@ -128,7 +128,7 @@ test("SIGTERM during an in-flight request lets it finish, then main exits 0", as
   // `Expect: 100-continue` makes the server say when it holds the request: then it is in flight.
   const interim = once(socket, "data");
   socket.write(
-    `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+    `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
   );
   assert.equal(String((await interim)[0]), "HTTP/1.1 100 Continue\r\n\r\n");
   const response = readResponse(socket);

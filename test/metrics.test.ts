@@ -174,7 +174,7 @@ test("a request whose client hangs up mid-body is no longer in flight", async (t
   t.after(() => server.close());
   const socket = connect(server.port, "127.0.0.1");
   await once(socket, "connect");
-  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+  socket.write("POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(sample((await call(`${server.url}/metrics`)).text, "http_requests_in_flight"), 2);
   socket.destroy();

@@ -8,7 +8,7 @@ import { type RunningServer, startServer } from "../src/server.ts";
 import { call } from "./support/http.ts";
 import { closed, openSocket, rawRequest, readResponse, responseReader } from "./support/raw.ts";
 
-const JSON_POST_HEAD = "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
+const JSON_POST_HEAD = "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n";
 const GRACE = '{"name":"Grace Hopper","email":"grace@example.com"}';
 
 test("TIMEOUTS are the contract's: 10 s for headers, 30 s for the request, and a shutdown deadline under 10 s", () => {
@@ -95,7 +95,7 @@ test("a connection that does not finish its headers in time -> 408 REQUEST_TIMEO
   t.after(() => api.close());
   const socket = await openSocket(api.url);
   const response = readResponse(socket);
-  socket.write("GET /users HTTP/1.1\r\nHost: x\r\n");
+  socket.write("GET /users HTTP/1.1\r\nHost: localhost\r\n");
   const { status, headers, body } = await response;
   assert.equal(status, 408);
   assert.equal(headers["content-type"], "application/json; charset=utf-8");
@@ -126,7 +126,7 @@ test("an idle keep-alive connection is closed after keepAliveTimeout", async (t)
   t.after(() => api.close());
   const socket = await openSocket(api.url);
   const response = readResponse(socket);
-  socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
   assert.equal((await response).status, 200);
   await closed(socket);
 });
@@ -145,7 +145,7 @@ test("malformed HTTP -> 400 BAD_REQUEST as JSON, and the server serves on", asyn
 test("headers larger than the server accepts -> 431 HEADERS_TOO_LARGE as JSON", async (t) => {
   const api = await startServer();
   t.after(() => api.close());
-  const response = await rawRequest(api.url, `GET /users HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+  const response = await rawRequest(api.url, `GET /users HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
   assert.equal(response.status, 431);
   assert.equal(JSON.parse(response.body).code, "HEADERS_TOO_LARGE");
   assert.equal((await call(`${api.url}/healthz`)).status, 200);
@@ -179,7 +179,7 @@ test("shutdown closes idle keep-alive connections at once", async () => {
   const api = await startServer({ keepAliveTimeout: 60_000 });
   const socket = await openSocket(api.url);
   const response = readResponse(socket);
-  socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
   assert.equal((await response).headers.connection, "keep-alive");
   await api.close();
   await closed(socket);
@@ -197,7 +197,7 @@ test("a request that arrives on an open connection during shutdown -> 503 SHUTTI
   const accepted = serverSockets(api);
   const socket = await openSocket(api.url);
   const response = readResponse(socket);
-  const start = "GET /users HTTP/1.1\r\nHost: x\r\n";
+  const start = "GET /users HTTP/1.1\r\nHost: localhost\r\n";
   socket.write(start);
   // The first bytes must have arrived, or the connection would rightly count as idle.
   await serverHasRead(api, accepted, start.length);
@@ -218,7 +218,7 @@ test("a request half-sent behind an answered one in the same packet, when shutdo
   const accepted = serverSockets(api);
   const socket = await openSocket(api.url);
   const responses = responseReader(socket);
-  const sent = "GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /users/2 HTTP/1.1\r\nHo";
+  const sent = "GET /users/1 HTTP/1.1\r\nHost: localhost\r\n\r\nGET /users/2 HTTP/1.1\r\nHo";
   socket.write(sent);
   assert.equal((await responses.next()).status, 200);
   // The connection owes nothing now, but it has begun another request: it is not idle.
@@ -238,7 +238,7 @@ test("during shutdown /healthz still answers 200 and /readyz answers 503", async
   const accepted = serverSockets(api);
   const sockets = await Promise.all([openSocket(api.url), openSocket(api.url)]);
   const responses = sockets.map((socket) => readResponse(socket));
-  const starts = ["GET /healthz HTTP/1.1\r\nHost: x\r\n", "GET /readyz HTTP/1.1\r\nHost: x\r\n"];
+  const starts = ["GET /healthz HTTP/1.1\r\nHost: localhost\r\n", "GET /readyz HTTP/1.1\r\nHost: localhost\r\n"];
   sockets.forEach((socket, i) => socket.write(starts[i]!));
   await serverHasRead(api, accepted, starts[0]!.length + starts[1]!.length);
   const closing = api.close();

@@ -120,7 +120,7 @@ test("a declared Content-Length over the limit -> 413 before any of the body is 
   const socket = await openSocket(url);
   const response = readResponse(socket);
   // Only the headers are sent: an answer proves the server did not wait for the body.
-  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000001\r\n\r\n");
+  socket.write("POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000001\r\n\r\n");
   const { status, headers, body } = await response;
   assert.equal(status, 413);
   assert.equal(headers.connection, "close");
@@ -133,7 +133,7 @@ test("a chunked body is counted as it arrives: 413 once past the limit, before t
   const url = await fresh(t, { BODY_LIMIT: "100" });
   const socket = await openSocket(url);
   const response = readResponse(socket);
-  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+  socket.write("POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
   // 128 bytes in two chunks and no final chunk: the body never ends, yet the answer comes.
   const chunk = `40\r\n${"x".repeat(64)}\r\n`;
   socket.write(chunk + chunk);
@@ -149,7 +149,7 @@ test("a chunked body within the limit is read whole -> 201", async (t) => {
   const url = await fresh(t);
   const response = await rawRequest(
     url,
-    "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
+    "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
       `${(VALID.length - 10).toString(16)}\r\n${VALID.slice(0, -10)}\r\n` +
       `a\r\n${VALID.slice(-10)}\r\n0\r\n\r\n`,
   );
@@ -196,16 +196,16 @@ test("a GET with a body ignores it and keeps serving", async (t) => {
   const url = await fresh(t);
   const response = await rawRequest(
     url,
-    "GET /users/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{oops}\n",
+    "GET /users/1 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{oops}\n",
   );
   assert.equal(response.status, 200);
   assert.deepEqual(JSON.parse(response.body), SEEDED[0]);
 });
 
 for (const [label, head, status] of [
-  ["a 415", "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n", 415],
-  ["a 404 for a POST", "POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", 404],
-  ["a 405 for a PATCH", "PATCH /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", 405],
+  ["a 415", "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n", 415],
+  ["a 404 for a POST", "POST /nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n", 404],
+  ["a 405 for a PATCH", "PATCH /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n", 405],
 ] as const) {
   test(`${label} sent before the body arrived carries Connection: close, and the connection closes`, async (t) => {
     const url = await fresh(t);
@@ -224,7 +224,7 @@ test("an answer to a body that arrived whole keeps the connection open", async (
   const url = await fresh(t);
   const socket = await openSocket(url);
   const response = readResponse(socket);
-  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]");
+  socket.write("POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]");
   const answer = await response;
   assert.equal(answer.status, 400);
   assert.equal(answer.headers.connection, "keep-alive");
@@ -235,7 +235,7 @@ test("a client that hangs up before its declared body has all arrived stores not
   const url = await fresh(t);
   const socket = await openSocket(url);
   const body = '{"name":"Ada Lovelace","email":"ada@example.com"}';
-  socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 10}\r\n\r\n${body}`);
+  socket.write(`POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 10}\r\n\r\n${body}`);
   // The server has the POST in hand once it is in flight beside the scrape; it has given it up once it is not.
   await inFlight(url, 2);
   socket.destroy();
@@ -252,7 +252,7 @@ test("POSTs pipelined whole are both stored though their client hangs up at once
   const socket = await openSocket(url);
   const post = (name: string) => {
     const body = JSON.stringify({ name, email: `${name.toLowerCase()}@example.com` });
-    return `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    return `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
   };
   // The second waits for the first's answer, which cannot be sent. With a data directory
   // (TEST_DATA_DIR=1, as the runtime matrix runs this suite) that answer waits for its sync, so
@@ -273,7 +273,7 @@ test("a body that arrives after its headers, in pieces, is read as it arrives ->
   const socket = await openSocket(url);
   const response = readResponse(socket);
   const body = '{"name":"Grace Hopper","email":"grace@example.com"}';
-  socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  socket.write(`POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
   // The server holds the POST, its body still to come, beside the scrape.
   await inFlight(url, 2);
   socket.write(body.slice(0, 20));
@@ -290,7 +290,7 @@ test("a body that arrives after its headers, in pieces, is read as it arrives ->
  * reaches: the only one, or, with two processes on one database, each in turn.
  */
 async function scrapeInFlight(url: string): Promise<number> {
-  const { body } = await rawRequest(url, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const { body } = await rawRequest(url, "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
   const line = body.split("\n").find((candidate) => candidate.startsWith("http_requests_in_flight "));
   return Number(line?.slice("http_requests_in_flight ".length));
 }

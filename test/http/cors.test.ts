@@ -1,4 +1,4 @@
-// Black-box tests of CORS (contract 10): CORS_ORIGINS as *, a list and off; answers, errors and preflights.
+// Black-box tests of CORS (contract 10): CORS_ORIGINS as loopback (the default), *, a list and off; answers, errors and preflights.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { assertJsonHeaders, call, type JsonResponse } from "../support/http.ts";
@@ -9,7 +9,7 @@ const APP = "https://app.example.com";
 const DEV = "http://localhost:5173";
 const EVIL = "https://evil.example";
 const EXPOSE = "X-Total-Count, Location, ETag, Link, X-Request-Id";
-const ALLOW_HEADERS = "Content-Type, If-Match, If-None-Match, X-Request-Id";
+const ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id";
 const CORS_HEADERS = [
   "access-control-allow-origin",
   "access-control-expose-headers",
@@ -78,11 +78,58 @@ async function assertUntouched(url: string): Promise<void> {
   ]);
 }
 
-describe("CORS_ORIGINS=* (the default)", () => {
+describe("CORS_ORIGINS unset: loopback pages only (contract 10 and 13)", () => {
   let target: Target;
   let url: string;
   before(async () => {
     target = await startTarget({ BODY_LIMIT: "1024" });
+    url = target.url;
+  });
+  after(() => target.close());
+
+  for (const origin of [DEV, "http://127.0.0.1:8080", "https://app.localhost", "http://[::1]:3000"]) {
+    test(`GET /users with Origin: ${origin} -> 200 readable by that page, varying by Origin`, async () => {
+      const response = await call(`${url}/users`, { headers: { origin } });
+      assert.equal(response.status, 200);
+      assertReadableBy(response, origin);
+      assert.equal(response.headers.get("vary"), "Origin");
+    });
+  }
+
+  test("a preflight from a loopback page for DELETE -> 204 granting it, with Authorization among the headers", async () => {
+    const response = await preflight(`${url}/users/1`, DEV, "DELETE", "authorization");
+    assert.equal(response.status, 204);
+    assert.equal(response.headers.get("access-control-allow-origin"), DEV);
+    assert.equal(response.headers.get("access-control-allow-methods"), "GET, HEAD, PUT, PATCH, DELETE, OPTIONS");
+    assert.equal(response.headers.get("access-control-allow-headers"), ALLOW_HEADERS);
+  });
+
+  for (const origin of [EVIL, "null", "http://localhost.evil.example", "http://192.168.1.20:3000"]) {
+    test(`a page from ${origin} gets no CORS header on a read, and a preflight that grants nothing`, async () => {
+      const read = await call(`${url}/users`, { headers: { origin } });
+      assert.equal(read.status, 200);
+      assertNoCors(read);
+      assert.equal(read.headers.get("vary"), "Origin");
+      const response = await preflight(`${url}/users/1`, origin, "DELETE");
+      assert.equal(response.status, 204);
+      assert.equal(response.headers.get("allow"), "GET, HEAD, PUT, PATCH, DELETE, OPTIONS");
+      assertNoCors(response);
+    });
+  }
+
+  test("GET /users without Origin -> 200 with Vary: Origin and no other CORS header", async () => {
+    const response = await call(`${url}/users`);
+    assert.equal(response.status, 200);
+    assertNoCors(response);
+    assert.equal(response.headers.get("vary"), "Origin");
+  });
+});
+
+describe("CORS_ORIGINS=*", () => {
+  let target: Target;
+  let url: string;
+  before(async () => {
+    target = await startTarget({ CORS_ORIGINS: "*", BODY_LIMIT: "1024" });
     url = target.url;
   });
   after(() => target.close());
@@ -127,7 +174,7 @@ describe("CORS_ORIGINS=* (the default)", () => {
   });
 
   test("HEAD /nowhere with Origin -> 404 with the CORS headers and no body", async () => {
-    const response = await rawRequest(url, `HEAD /nowhere HTTP/1.1\r\nHost: x\r\nOrigin: ${APP}\r\nConnection: close\r\n\r\n`);
+    const response = await rawRequest(url, `HEAD /nowhere HTTP/1.1\r\nHost: localhost\r\nOrigin: ${APP}\r\nConnection: close\r\n\r\n`);
     assert.equal(response.status, 404);
     assert.equal(response.body, "");
     assert.equal(response.headers["access-control-allow-origin"], "*");
@@ -266,7 +313,7 @@ describe("CORS_ORIGINS as a list", () => {
     assert.equal(response.headers.get("vary"), "Origin");
   });
 
-  test("a preflight from Origin: null -> 204 with Allow only: null is never listed", async () => {
+  test("a preflight from Origin: null -> 204 with Allow only: null is allowed only where the list names it", async () => {
     const response = await preflight(`${url}/users`, "null", "POST");
     assert.equal(response.status, 204);
     assertNoCors(response);

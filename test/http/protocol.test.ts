@@ -6,14 +6,14 @@ import { closed, openSocket, rawRequest, readResponse, responseReader } from "..
 import { fresh } from "../support/target.ts";
 
 const GRACE = '{"id":100,"name":"Grace Hopper","email":"grace@example.com"}';
-const POST_GRACE = `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${GRACE.length}\r\n\r\n${GRACE}`;
+const POST_GRACE = `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${GRACE.length}\r\n\r\n${GRACE}`;
 
 test("pipelined requests are answered in order, each seeing the one before it", async (t) => {
   const url = await fresh(t);
   const socket = await openSocket(url);
   // All three in one write: the GET and DELETE arrive while the POST's body is still being read.
   const responses = responseReader(socket);
-  socket.write(`${POST_GRACE}GET /users/100 HTTP/1.1\r\nHost: x\r\n\r\nDELETE /users/100 HTTP/1.1\r\nHost: x\r\n\r\n`);
+  socket.write(`${POST_GRACE}GET /users/100 HTTP/1.1\r\nHost: localhost\r\n\r\nDELETE /users/100 HTTP/1.1\r\nHost: localhost\r\n\r\n`);
   const created = await responses.next();
   assert.equal(created.status, 201);
   const read = await responses.next();
@@ -31,13 +31,13 @@ test("pipelined requests keep their order on a connection whose earlier POST was
   const responses = responseReader(socket);
   const post = (id: number) => {
     const body = JSON.stringify({ id, name: "Grace Hopper", email: "grace@example.com" });
-    return `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    return `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
   };
   // The first POST, answered before anything else is sent, leaves the connection free again.
   socket.write(post(101));
   assert.equal((await responses.next()).status, 201);
   // Then the same connection pipelines a POST with a GET and a DELETE of what it creates behind it.
-  socket.write(`${post(102)}GET /users/102 HTTP/1.1\r\nHost: x\r\n\r\nDELETE /users/102 HTTP/1.1\r\nHost: x\r\n\r\n`);
+  socket.write(`${post(102)}GET /users/102 HTTP/1.1\r\nHost: localhost\r\n\r\nDELETE /users/102 HTTP/1.1\r\nHost: localhost\r\n\r\n`);
   assert.equal((await responses.next()).status, 201);
   const read = await responses.next();
   assert.equal(read.status, 200);
@@ -66,9 +66,9 @@ test("bad bytes on a keep-alive connection whose answers have all gone -> 400 BA
   const url = await fresh(t);
   const socket = await openSocket(url);
   const responses = responseReader(socket);
-  socket.write("GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  socket.write("GET /users/1 HTTP/1.1\r\nHost: localhost\r\n\r\n");
   assert.equal((await responses.next()).status, 200);
-  socket.write(`${POST_GRACE}GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+  socket.write(`${POST_GRACE}GET /users/1 HTTP/1.1\r\nHost: localhost\r\n\r\n`);
   assert.equal((await responses.next()).status, 201);
   assert.equal((await responses.next()).status, 200);
   // The connection owes nothing now: the bad bytes are a request of their own, and get their own answer.
@@ -83,7 +83,7 @@ test("Expect: 100-continue gets 100 Continue, then the answer", async (t) => {
   const url = await fresh(t);
   const socket = await openSocket(url);
   const interim = new Promise<string>((resolve) => socket.once("data", (chunk) => resolve(String(chunk))));
-  socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${GRACE.length}\r\nExpect: 100-continue\r\n\r\n`);
+  socket.write(`POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${GRACE.length}\r\nExpect: 100-continue\r\n\r\n`);
   assert.equal(await interim, "HTTP/1.1 100 Continue\r\n\r\n");
   const response = readResponse(socket);
   socket.write(GRACE);
@@ -93,7 +93,7 @@ test("Expect: 100-continue gets 100 Continue, then the answer", async (t) => {
 
 test("any other Expect -> 417 EXPECTATION_FAILED as JSON, with Connection: close", async (t) => {
   const url = await fresh(t);
-  const response = await rawRequest(url, "GET /users/1 HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n");
+  const response = await rawRequest(url, "GET /users/1 HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\n\r\n");
   assert.equal(response.status, 417);
   assert.equal(response.headers["content-type"], "application/json; charset=utf-8");
   assert.equal(response.headers.connection, "close");

@@ -97,7 +97,7 @@ test("a 405 comes before the path id is checked: POST /users/abc -> 405", async 
 });
 
 test("an unknown method on a known path -> 405 with Allow", async () => {
-  const response = await rawRequest(url, "PROPFIND /users HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const response = await rawRequest(url, "PROPFIND /users HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
   assert.equal(response.status, 405);
   assert.equal(response.headers.allow, "GET, HEAD, POST, OPTIONS");
   assert.equal(JSON.parse(response.body).code, "METHOD_NOT_ALLOWED");
@@ -140,8 +140,8 @@ test("OPTIONS /users/abc -> 204: OPTIONS answers for the path, whatever the id",
 
 for (const path of ["/users", "/users/1", "/users/3", "/users/abc", "/healthz", "/readyz"]) {
   test(`HEAD ${path} -> the status and headers of GET, and no body`, async () => {
-    const get = await rawRequest(url, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    const head = await rawRequest(url, `HEAD ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const get = await rawRequest(url, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    const head = await rawRequest(url, `HEAD ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
     assert.equal(head.status, get.status);
     assert.equal(head.body, "");
     for (const name of ["content-type", "content-length", "x-total-count", "allow"]) {
@@ -152,7 +152,7 @@ for (const path of ["/users", "/users/1", "/users/3", "/users/abc", "/healthz", 
 }
 
 test("HEAD /nope -> 404 with the length of its JSON error, and no body", async () => {
-  const head = await rawRequest(url, "HEAD /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const head = await rawRequest(url, "HEAD /nope HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
   assert.equal(head.status, 404);
   assert.equal(head.body, "");
   const error = JSON.stringify({ message: "No route for HEAD /nope", code: "ROUTE_NOT_FOUND" });

@@ -22,7 +22,7 @@ async function inFlightPost(url: string): Promise<Socket> {
   const socket = await openSocket(url);
   socket.on("error", () => {});
   const head =
-    "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+    "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n" +
     `Expect: 100-continue\r\nContent-Length: ${Buffer.byteLength(GRACE)}\r\n\r\n`;
   await new Promise<void>((resolve, reject) => {
     let seen = "";
@@ -61,7 +61,7 @@ test("SIGTERM closes an idle keep-alive connection at once, well before the shut
   const socket = await openSocket(server.url);
   t.after(() => void socket.destroy());
   const answer = readResponse(socket);
-  socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
   const response = await answer;
   assert.equal(response.status, 200);
   assert.notEqual(response.headers.connection, "close");

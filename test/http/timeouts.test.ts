@@ -37,7 +37,7 @@ test("a connection that stops halfway through its headers gets 408 REQUEST_TIMEO
   t.after(() => void socket.destroy());
   const answer = readResponse(socket);
   const started = Date.now();
-  socket.write("GET /users HTTP/1.1\r\nHost: x\r\n");
+  socket.write("GET /users HTTP/1.1\r\nHost: localhost\r\n");
   const response = await answer;
   assert.equal(response.status, 408);
   assert.equal(JSON.parse(response.body).code, "REQUEST_TIMEOUT");
@@ -48,7 +48,7 @@ test("a connection that sends a header line now and then is still closed when it
   const url = await fresh(t, SHORT);
   const socket = await openSocket(url);
   const started = Date.now();
-  socket.write("GET /users HTTP/1.1\r\nHost: x\r\n");
+  socket.write("GET /users HTTP/1.1\r\nHost: localhost\r\n");
   // The server may reset the connection while a write is on its way; that is the point.
   socket.on("error", () => {});
   // A slow-loris client: always active, never done.
@@ -74,7 +74,7 @@ test("POST /users whose body stalls gets 408 REQUEST_TIMEOUT and is closed when 
   const url = await fresh(t, SHORT);
   const socket = await openSocket(url);
   const started = Date.now();
-  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{");
+  socket.write("POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{");
   socket.on("error", () => {});
   // The body keeps coming, a byte at a time, so only the whole-request deadline can end it.
   const trickle = setInterval(() => socket.writable && socket.write(" "), 50);
@@ -93,7 +93,7 @@ test("an idle keep-alive connection is closed once KEEP_ALIVE_TIMEOUT_MS has pas
   const socket = await openSocket(url);
   t.after(() => void socket.destroy());
   const answer = readResponse(socket);
-  socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
   const response = await answer;
   const answered = Date.now();
   assert.equal(response.status, 200);
@@ -107,7 +107,7 @@ test("a keep-alive connection serves a second request sent before its idle time 
   t.after(() => void socket.destroy());
   for (const path of ["/healthz", "/users/1"]) {
     const answer = readResponse(socket);
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
     assert.equal((await answer).status, 200, path);
   }
 });

@@ -197,7 +197,7 @@ test(`on ${PROCESS}, a request whose body times out gets a 408 with its own X-Re
   const { url, stop } = await startLogged(t, { LOG_FORMAT: "json", REQUEST_TIMEOUT_MS: "400", HEADERS_TIMEOUT_MS: "400" });
   const socket = await openSocket(url);
   const answer = readResponse(socket);
-  socket.write("POST /users HTTP/1.1\r\nHost: x\r\nX-Request-Id: trace-9\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{");
+  socket.write("POST /users HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: trace-9\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{");
   const response = await answer;
   socket.destroy();
   assert.equal(response.status, 408);

@@ -8,10 +8,31 @@ export type RawResponse = {
   body: string;
 };
 
-/** Opens a TCP connection to the host and port of a base URL. */
+/** The token every request of the suite sends when it runs against servers with tokens (`TEST_AUTH_TOKEN`). */
+export const SUITE_TOKEN = process.env.TEST_AUTH_TOKEN;
+
+const REQUEST_LINE = /(^|\r\n\r\n)([A-Z]+ \S+ HTTP\/1\.[01]\r\n)/g;
+
+/** Bytes with `Authorization: Bearer <SUITE_TOKEN>` after each request line they hold; as they are without a suite token. */
+export function withSuiteToken(bytes: string | Buffer): string | Buffer {
+  if (SUITE_TOKEN === undefined) return bytes;
+  const text = typeof bytes === "string" ? bytes : bytes.toString("latin1");
+  const sent = text.replace(REQUEST_LINE, (_, before: string, line: string) => `${before}${line}Authorization: Bearer ${SUITE_TOKEN}\r\n`);
+  if (sent === text) return bytes;
+  return typeof bytes === "string" ? sent : Buffer.from(sent, "latin1");
+}
+
+/**
+ * Opens a TCP connection to the host and port of a base URL. With a suite token, what is
+ * written on it carries the token after each request line (withSuiteToken).
+ */
 export async function openSocket(url: string): Promise<Socket> {
   const { hostname, port } = new URL(url);
   const socket = connect({ host: hostname, port: Number(port) });
+  if (SUITE_TOKEN !== undefined) {
+    const write = socket.write.bind(socket) as (chunk: string | Buffer, ...rest: unknown[]) => boolean;
+    socket.write = ((chunk: string | Buffer, ...rest: unknown[]) => write(withSuiteToken(chunk), ...rest)) as typeof socket.write;
+  }
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", resolve);
     socket.once("error", reject);

@@ -106,6 +106,9 @@ export function databaseTargets(): 0 | 1 | 2 {
  * from `env`; `node`, `dist`, `deno` and `bun` spawn a process (see serverCommand).
  */
 export async function startTarget(env: Record<string, string> = {}): Promise<Target> {
+  // With a suite token, every server takes it as its write token, and the suite sends it (support/http.ts, raw.ts).
+  const token = process.env.TEST_AUTH_TOKEN;
+  if (token !== undefined && env.AUTH_TOKENS === undefined && env.AUTH_TOKENS_FILE === undefined) env = { ...env, AUTH_TOKENS: `write:${token}` };
   const processes = databaseTargets();
   // A test that names its own store keeps it.
   if (processes !== 0 && env.DATA_DIR === undefined && env.DATABASE_URL === undefined) return startOnDatabase(env, processes);
