@@ -10,6 +10,13 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** The deepest nesting of arrays and objects a body may have; the top-level object is level 1. */
 export const MAX_DEPTH = 64;
 
+/**
+ * The most values (members, elements, and the strings, numbers and literals in them) a body may
+ * hold. A value can cost a hundred times its bytes in memory once parsed (`[{},{},…]`), so this,
+ * with BODY_LIMIT, bounds what parsing one body can take (docs/decisions.md, "Bounded memory").
+ */
+export const MAX_VALUES = 100_000;
+
 /** The 400 codes a body can get from parseJsonObject, in the order its checks run (contract 3). */
 export const BODY_ERROR_CODES = [
   "EMPTY_BODY",
@@ -99,6 +106,10 @@ export function checkContentEncoding(header: string | undefined): void {
 
 /** Parses bytes into a JSON object, or throws the HttpError the contract names. */
 export function parseJsonObject(bytes: Uint8Array): JsonObject {
+  // A value takes a byte at least, so only a body longer than the limit can hold too many (contract 3, step 2: size).
+  if (bytes.length > MAX_VALUES && countValues(bytes) > MAX_VALUES) {
+    throw new HttpError("BODY_TOO_LARGE", `Request body must not hold more than ${MAX_VALUES} values (members, elements and what they hold)`);
+  }
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -119,6 +130,26 @@ export function parseJsonObject(bytes: Uint8Array): JsonObject {
   const problem = treeProblem(value, "Request body");
   if (problem !== undefined) throw problem;
   return value as JsonObject;
+}
+
+/**
+ * How many values a JSON text holds at most, counted on its bytes before it is parsed: every
+ * `{`, `[` and `,` outside strings begins one, and so does the text itself. Malformed text is
+ * counted the same way; the parser refuses it afterwards.
+ */
+export function countValues(bytes: Uint8Array): number {
+  let count = 1;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (inString) {
+      // A backslash escapes the next byte, a quote among them.
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x2c || byte === 0x7b || byte === 0x5b) count++;
+  }
+  return count;
 }
 
 /**

@@ -96,11 +96,31 @@ export async function openDatabaseStore(url: string, options: OpenDatabaseOption
   }
 }
 
-/** The URL with its password hidden, as messages show it. */
+/**
+ * Query parameters that hold a secret, compared without regard to case: `password`, which pg
+ * reads in place of the URL's own; and `sslpassword` (the client key's passphrase) and
+ * `oauth_client_secret`, which pg ignores but libpq (psql, and anything else the same URL is
+ * given to) reads.
+ */
+const SECRET_PARAMETERS = new Set(["password", "sslpassword", "oauth_client_secret"]);
+
+/**
+ * The URL with its secrets hidden, as messages show it: the password in its user info and
+ * the value of each query parameter in SECRET_PARAMETERS become `***`. The other parameters
+ * are kept as written.
+ */
 export function redact(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== "") parsed.password = "***";
+    if (parsed.search !== "") {
+      const pieces = parsed.search.slice(1).split("&").map((piece) => {
+        // The name as URLSearchParams decodes it, which is how pg reads it (`pass%77ord` is `password`).
+        const [name] = [...new URLSearchParams(piece).keys()];
+        return name !== undefined && SECRET_PARAMETERS.has(name.toLowerCase()) ? `${piece.split("=")[0]}=***` : piece;
+      });
+      parsed.search = pieces.join("&");
+    }
     return parsed.href;
   } catch {
     return "DATABASE_URL";

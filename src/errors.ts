@@ -47,7 +47,7 @@ export const ERROR_CATALOGUE = {
     status: 412,
     when: "`If-Match` does not match the current `ETag`, or `If-None-Match` matches it on a write; nothing is changed.",
   },
-  BODY_TOO_LARGE: { status: 413, when: "The body is larger than `BODY_LIMIT` bytes." },
+  BODY_TOO_LARGE: { status: 413, when: "The body is larger than `BODY_LIMIT` bytes, or holds more than 100000 values." },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     when: "A POST or PUT is not sent as `application/json`, or a PATCH as `application/merge-patch+json` or `application/json`, in UTF-8, uncompressed.",

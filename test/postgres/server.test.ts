@@ -244,6 +244,19 @@ test("redact hides a URL's password, keeps one without, and names DATABASE_URL f
   assert.equal(redact("postgres://rest:secret@[db/rest"), "DATABASE_URL");
 });
 
+test("redact hides the values of the password, sslpassword and oauth_client_secret parameters, in any case or encoding, and keeps the rest as written", () => {
+  assert.equal(redact("postgres://app@127.0.0.1:1/rest?password=s3cret"), "postgres://app@127.0.0.1:1/rest?password=***");
+  assert.equal(
+    redact("postgres://rest:one@db/rest?sslmode=require&PassWord=two&sslpassword=three&options=-c%20search_path%3Dx&pass%77ord=four&oauth_client_secret=five&password"),
+    "postgres://rest:***@db/rest?sslmode=require&PassWord=***&sslpassword=***&options=-c%20search_path%3Dx&pass%77ord=***&oauth_client_secret=***&password=***",
+  );
+  // What pg itself reads as the password is hidden, whichever of the two places holds it.
+  for (const url of ["postgres://db/rest?password=s3cret", "postgres://app:s3cret@db/rest", "postgres://db/rest?a=1&&password=s3cret=x&password=%zz"]) {
+    assert.doesNotMatch(redact(url), /s3cret/, url);
+  }
+  assert.equal(redact("postgres://db/rest?sslmode=disable&application_name=app"), "postgres://db/rest?sslmode=disable&application_name=app");
+});
+
 /** A port on the loopback where nothing listens. */
 function closedPort(): Promise<number> {
   return new Promise((resolve) => {

@@ -41,6 +41,21 @@ test(`on ${PROCESS}, ${INSTALLED ? "a database that cannot be reached" : "DATABA
   }
 });
 
+test(`on ${PROCESS}, a password given as a query parameter of DATABASE_URL is not printed when the start fails`, async () => {
+  const port = await closedPort();
+  const { code, stderr, stdout } = await runToExit({ DATABASE_URL: `postgres://app@127.0.0.1:${port}/rest?password=s3cret&sslmode=disable` });
+  assert.equal(code, 1);
+  assert.equal(stdout, "");
+  assert.match(stderr, /^[^\n]+\n$/, "one line");
+  assert.doesNotMatch(stdout + stderr, /s3cret/);
+  if (INSTALLED) {
+    assert.equal(
+      stderr,
+      `Cannot use the database at postgres://app@127.0.0.1:${port}/rest?password=***&sslmode=disable (ECONNREFUSED); check DATABASE_URL and that the database server runs\n`,
+    );
+  }
+});
+
 /** A port on the loopback where nothing listens. */
 function closedPort(): Promise<number> {
   return new Promise((resolve) => {
