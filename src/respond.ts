@@ -2,6 +2,7 @@
 import type { ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
 import { ERROR_CATALOGUE, type ErrorCode } from "./errors.ts";
+import { writeInPieces } from "./pieces.ts";
 
 /** The media type of every body this service sends. */
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -40,18 +41,7 @@ export type SendOptions = { head?: boolean; close?: boolean; headers?: readonly 
 export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}): number {
   // A client that hung up has no socket to write to; writing would only raise.
   if (res.destroyed || res.headersSent) return -1;
-  // Headers go to writeHead as one flat [name, value, name, value, ...] list, which
-  // node:http walks by index; a copied object would be built, then walked with for-in
-  // (about 1% of the CPU time of `GET /users/1`, bench/in-memory.mjs).
-  const headers: Array<string | number> = [];
-  if (reply.headers !== undefined) {
-    for (const name in reply.headers) headers.push(name, reply.headers[name]!);
-  }
-  if (reply.etag !== undefined) headers.push("etag", reply.etag);
-  const shared = options.headers;
-  if (shared !== undefined) for (let i = 0; i < shared.length; i++) headers.push(shared[i]!);
-  if (options.requestId !== undefined) headers.push("x-request-id", options.requestId);
-  if (options.close) headers.push("connection", "close");
+  const headers = headerList(reply, options);
   // 204 and 304 never have a body (RFC 9110, sections 15.3.5 and 15.4.5).
   if (reply.status === 204 || reply.status === 304 || (reply.body === undefined && reply.json === undefined)) {
     res.writeHead(reply.status, headers);
@@ -69,6 +59,37 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
   }
   res.end(text);
   return length;
+}
+
+/**
+ * A reply's headers as one flat [name, value, name, value, ...] list, which node:http walks
+ * by index; a copied object would be built, then walked with for-in (docs/benchmarks.md).
+ */
+export function headerList(reply: Reply, options: SendOptions): Array<string | number> {
+  const headers: Array<string | number> = [];
+  if (reply.headers !== undefined) {
+    for (const name in reply.headers) headers.push(name, reply.headers[name]!);
+  }
+  if (reply.etag !== undefined) headers.push("etag", reply.etag);
+  const shared = options.headers;
+  if (shared !== undefined) for (let i = 0; i < shared.length; i++) headers.push(shared[i]!);
+  if (options.requestId !== undefined) headers.push("x-request-id", options.requestId);
+  if (options.close) headers.push("connection", "close");
+  return headers;
+}
+
+/**
+ * Writes a list reply whose text is too long to make at once in pieces (pieces.ts), with the
+ * headers send() would give it; `done` is told the body bytes written, or -1.
+ */
+export function sendInPieces(res: ServerResponse, reply: Reply, items: readonly unknown[], options: SendOptions, done: (bytes: number) => void): void {
+  if (res.destroyed || res.headersSent) return done(-1);
+  const writeHead = (length: number) => {
+    const headers = headerList(reply, options);
+    headers.push("content-type", JSON_TYPE, "content-length", length);
+    res.writeHead(reply.status, headers);
+  };
+  writeInPieces(res, items, { head: options.head === true, writeHead }, done);
 }
 
 /**

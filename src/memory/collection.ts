@@ -2,6 +2,7 @@
 import { formatEntityTag, newEpoch } from "../conditions.ts";
 import type { CollectionState } from "../journal/state.ts";
 import type { IdPolicy, ReadView, StoredRecord } from "../store.ts";
+import { shortListText } from "../pieces.ts";
 import { Versions } from "./versions.ts";
 
 export type { IdPolicy, ReadView, StoredRecord };
@@ -42,8 +43,8 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   #listTagRevision = -1;
   // The whole list's JSON text, kept until the next write like a record's: with it, and no
   // query read when there is none, `GET /users` (three users) went from 9.2 to 7.5 µs of CPU
-  // (bench/in-memory.mjs, CONNECTIONS=50). A long list's text is not kept, so a list never
-  // doubles what memory holds.
+  // (bench/in-memory.mjs, CONNECTIONS=50). A long list has none (shortListText), so a list never
+  // doubles what memory holds; it is written in pieces.
   #listText: string | undefined;
   #listTextRevision = -1;
 
@@ -145,16 +146,15 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   }
 
   /**
-   * The JSON text of every record in creation order, as a list answers with it; `all` is
+   * The JSON text of every record in creation order, as a list answers with it, when it is
+   * short enough to keep; undefined for a longer list, which is written in pieces. `all` is
    * that list as page(0, Infinity) gives it, which the caller has made already.
    */
-  listText(all: readonly R[]): string {
-    if (this.#listTextRevision === this.#revision) return this.#listText!;
-    const text = JSON.stringify(all);
-    if (text.length <= KEPT_LIST_TEXT) {
-      this.#listText = text;
-      this.#listTextRevision = this.#revision;
-    }
+  listText(all: readonly R[]): string | undefined {
+    if (this.#listTextRevision === this.#revision) return this.#listText;
+    const text = shortListText(all);
+    this.#listText = text;
+    this.#listTextRevision = this.#revision;
     return text;
   }
 
@@ -230,9 +230,6 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     return takePage(this.#records.values(), offset, limit);
   }
 }
-
-/** The longest whole list's text a collection keeps between requests: 64 Ki characters (128 KiB at most in memory). */
-const KEPT_LIST_TEXT = 64 * 1024;
 
 /** Which children belong to each parent, so a parent's list costs time in proportion to it. */
 export class ChildIndex {

@@ -55,13 +55,27 @@ const BAD_BODIES: Case[] = [
     code: "FORBIDDEN_KEY" },
   { label: "65 levels of nesting", type: "application/json", body: `{"a":${"[".repeat(64)}${"]".repeat(64)}}`,
     status: 400, code: "BODY_TOO_DEEP", message: "Request body must not be nested deeper than 64 levels" },
-  { label: "100,000 levels of nesting", type: "application/json",
-    body: `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`, status: 400, code: "BODY_TOO_DEEP" },
-  { label: "100,000 unclosed levels", type: "application/json", body: `{"a":${"[".repeat(100_000)}`, status: 400,
+  { label: "90,000 levels of nesting", type: "application/json",
+    body: `{"a":${"[".repeat(90_000)}${"]".repeat(90_000)}}`, status: 400, code: "BODY_TOO_DEEP" },
+  { label: "90,000 unclosed levels", type: "application/json", body: `{"a":${"[".repeat(90_000)}`, status: 400,
     code: "INVALID_JSON" },
   { label: "a number too large to hold", type: "application/json", body: '{"name":"a","email":"a@b.io","n":1e400}',
     status: 400, code: "NUMBER_OUT_OF_RANGE", message: "Request body has a number too large to be held" },
+  // Size comes before the JSON itself (contract 3): what a body holds is counted before it is parsed.
+  { label: "100,001 values (empty objects) within BODY_LIMIT", type: "application/json",
+    body: `{"name":"a","email":"a@b.io","z":[${"{},".repeat(99_997)}{}]}`, status: 413, code: "BODY_TOO_LARGE",
+    message: "Request body must not hold more than 100000 values (members, elements and what they hold)" },
+  { label: "100,001 values, malformed", type: "application/json", body: `{"z":[${"0,".repeat(100_000)}`, status: 413,
+    code: "BODY_TOO_LARGE" },
 ];
+
+test("POST /users with exactly 100,000 values -> 201; commas and brackets inside strings are not counted", async (t) => {
+  const url = await fresh(t);
+  // The object, its 3 members' values, the array's 99,996 elements: 100,000 values.
+  const body = `{"name":"a,[{","email":"a@b.io","z":[${"0,".repeat(99_995)}0]}`;
+  const response = await call(`${url}/users`, { method: "POST", body: Buffer.from(body), headers: { "content-type": "application/json" } });
+  assert.equal(response.status, 201, response.text);
+});
 
 for (const method of ["POST", "PUT"] as const) {
   const path = method === "POST" ? "/users" : "/users/1";

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { before, after, test } from "node:test";
 import { create, idsOf } from "../support/family.ts";
-import { assertJsonHeaders, call } from "../support/http.ts";
+import { assertJsonHeaders, call, suiteHeaders } from "../support/http.ts";
 import { fresh, startTarget, type Target } from "../support/target.ts";
 
 let target: Target;
@@ -70,7 +70,7 @@ for (const [query, message] of BAD_QUERIES) {
 }
 
 test("HEAD /users?limit=1 -> X-Total-Count of the whole list and no body", async () => {
-  const response = await fetch(`${target.url}/users?limit=1`, { method: "HEAD" });
+  const response = await fetch(`${target.url}/users?limit=1`, { method: "HEAD", headers: suiteHeaders() });
   assert.equal(response.status, 200);
   assert.equal(response.headers.get("x-total-count"), "7");
   assert.equal(await response.text(), "");
@@ -225,7 +225,7 @@ for (const [query, code, message] of BAD_LISTS) {
 }
 
 test("HEAD /users?sort=-id&limit=2 -> the same X-Total-Count and Link as GET, no body", async () => {
-  const head = await fetch(`${target.url}/users?sort=-id&limit=2`, { method: "HEAD" });
+  const head = await fetch(`${target.url}/users?sort=-id&limit=2`, { method: "HEAD", headers: suiteHeaders() });
   const get = await call(`${target.url}/users?sort=-id&limit=2`);
   assert.equal(head.status, 200);
   assert.equal(head.headers.get("x-total-count"), "7");

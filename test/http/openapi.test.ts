@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { apiRoutes, openApiDocument } from "../../src/app.ts";
 import type { Schema } from "../../src/openapi-components.ts";
 import { DOCUMENTED_METHODS } from "../../src/openapi.ts";
-import { assertJsonHeaders, call } from "../support/http.ts";
+import { assertJsonHeaders, call, suiteHeaders } from "../support/http.ts";
 import { fresh } from "../support/target.ts";
 
 const DOCUMENT = openApiDocument();
@@ -64,7 +64,7 @@ test("every operation, called in the document's order with all its examples on a
       if (operation === undefined) continue;
       let address = path;
       const query = new URLSearchParams();
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = suiteHeaders();
       for (const given of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
         const { name, in: place, example } = parameter(given) as { name: string; in: string; example: unknown };
         if (place === "path") address = address.replace(`{${name}}`, String(example));

@@ -21,6 +21,12 @@ export async function call(url: string, init: RequestInit & { json?: unknown } =
   return { status: response.status, headers: response.headers, body: parsed ? JSON.parse(text) : undefined, text };
 }
 
+/** The headers a request sent with fetch itself carries in the suite: the suite's token, when it runs with one. */
+export function suiteHeaders(): Record<string, string> {
+  const token = process.env.TEST_AUTH_TOKEN;
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
+}
+
 /** The headers every JSON answer must carry: the media type and the exact byte length. */
 export function assertJsonHeaders(response: JsonResponse): void {
   const type = response.headers.get("content-type");

@@ -11,7 +11,8 @@ export type RawResponse = {
 /** The token every request of the suite sends when it runs against servers with tokens (`TEST_AUTH_TOKEN`). */
 export const SUITE_TOKEN = process.env.TEST_AUTH_TOKEN;
 
-const REQUEST_LINE = /(^|\r\n\r\n)([A-Z]+ \S+ HTTP\/1\.[01]\r\n)/g;
+// A request line anywhere: after the start, after a head's blank line, or right after a pipelined body.
+const REQUEST_LINE = /()([A-Z]+ [/hH]\S* HTTP\/1\.[01]\r\n)/g;
 
 /** Bytes with `Authorization: Bearer <SUITE_TOKEN>` after each request line they hold; as they are without a suite token. */
 export function withSuiteToken(bytes: string | Buffer): string | Buffer {
@@ -32,6 +33,9 @@ export async function openSocket(url: string): Promise<Socket> {
   if (SUITE_TOKEN !== undefined) {
     const write = socket.write.bind(socket) as (chunk: string | Buffer, ...rest: unknown[]) => boolean;
     socket.write = ((chunk: string | Buffer, ...rest: unknown[]) => write(withSuiteToken(chunk), ...rest)) as typeof socket.write;
+    const end = socket.end.bind(socket) as (...args: unknown[]) => Socket;
+    socket.end = ((chunk?: unknown, ...rest: unknown[]) =>
+      typeof chunk === "string" || Buffer.isBuffer(chunk) ? end(withSuiteToken(chunk), ...rest) : end(chunk, ...rest)) as typeof socket.end;
   }
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", resolve);
