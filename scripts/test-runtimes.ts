@@ -41,6 +41,10 @@ try {
     const args = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...FILES];
     if (!run(process.execPath, args, { TEST_TARGET: mode, TEST_DATA_DIR: "1" })) failed.push(`${mode} with DATA_DIR`);
   }
+  // Once more with tokens configured on every server and a token sent on every request (contract 13).
+  console.log("\n=== Black-box suite against a node process with AUTH_TOKENS, a token on every request ===");
+  const args = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...FILES];
+  if (!run(process.execPath, args, { TEST_TARGET: "node", TEST_AUTH_TOKEN: "suite-write-token" })) failed.push("node with AUTH_TOKENS");
 } finally {
   rmSync(distCopy, { recursive: true, force: true });
 }
@@ -48,7 +52,7 @@ if (failed.length > 0) {
   console.error(`\nThe black-box suite failed against: ${failed.join(", ")}`);
   process.exit(1);
 }
-console.log(`\nThe black-box suite passed against: ${MODES.join(", ")}; and with DATA_DIR against: ${DURABLE_MODES.join(", ")}`);
+console.log(`\nThe black-box suite passed against: ${MODES.join(", ")}; with DATA_DIR against: ${DURABLE_MODES.join(", ")}; and with AUTH_TOKENS against node`);
 
 function run(command: string, args: string[], env: Record<string, string>): boolean {
   const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });

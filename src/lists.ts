@@ -161,14 +161,15 @@ const MISSING = Symbol("missing");
 
 /** Records sorted by the keys, ties broken by id ascending; the input is not changed. */
 export function sortRecords<R extends ListRecord>(records: readonly R[], keys: readonly SortKey[]): R[] {
-  // Each record's sort values are read once, not once per comparison.
+  // Each record's sort values are read, and made comparable, once, not once per comparison:
+  // an object's members are put in jsonb's order then, so no comparison sorts or encodes them.
   const rows = records.map((record) => ({
     record,
-    values: keys.map(({ member }) => (Object.hasOwn(record, member) ? record[member] : MISSING)),
+    values: keys.map(({ member }) => (Object.hasOwn(record, member) ? sortable(record[member]) : MISSING)),
   }));
   rows.sort((a, b) => {
     for (let i = 0; i < keys.length; i++) {
-      const order = compareSortValues(a.values[i], b.values[i]);
+      const order = compareSortValues(a.values[i]!, b.values[i]!);
       if (order !== 0) return keys[i]!.descending ? -order : order;
     }
     return a.record.id - b.record.id;
@@ -176,12 +177,78 @@ export function sortRecords<R extends ListRecord>(records: readonly R[], keys: r
   return rows.map((row) => row.record);
 }
 
-function compareSortValues(a: unknown, b: unknown): number {
+/**
+ * A JSON value as a sort compares it: an object becomes its members in jsonb's order, with
+ * their values made sortable too (SortableObject); a string is marked when it holds a unit
+ * from U+D800 up, the only case where code-point order differs from JavaScript's `<`.
+ */
+type Sortable = null | boolean | number | string | SortableString | Sortable[] | SortableObject;
+type SortableString = { text: string };
+type SortableObject = { names: string[]; values: Sortable[] };
+
+// Units from U+D800 up: surrogates and U+E000..U+FFFF, which UTF-16 orders unlike code points.
+const HIGH_UNITS = /[\ud800-\uffff]/;
+
+function sortable(value: unknown): Sortable {
+  if (typeof value === "string") return HIGH_UNITS.test(value) ? { text: value } : value;
+  if (value === null || typeof value !== "object") return value as Sortable;
+  if (Array.isArray(value)) return value.map(sortable);
+  const names = jsonbKeyOrder(Object.keys(value));
+  return { names, values: names.map((name) => sortable((value as Record<string, unknown>)[name])) };
+}
+
+function compareSortValues(a: Sortable | typeof MISSING, b: Sortable | typeof MISSING): number {
   // Missing is greater than every value: last ascending, first descending, as
   // PostgreSQL orders NULL with ASC and DESC unless told otherwise.
   if (a === MISSING) return b === MISSING ? 0 : 1;
   if (b === MISSING) return -1;
-  return compareJson(a, b);
+  return compareSortable(a, b);
+}
+
+/** compareJson's order, on values made sortable. */
+function compareSortable(a: Sortable, b: Sortable): number {
+  const rankA = sortableRank(a);
+  const rankB = sortableRank(b);
+  if (rankA !== rankB) return rankA - rankB;
+  if (rankA === 1) {
+    if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+    return compareCodePoints(textOf(a), textOf(b));
+  }
+  if (typeof a === "number") return a < (b as number) ? -1 : a > (b as number) ? 1 : 0;
+  if (typeof a === "boolean") return Number(a) - Number(b);
+  if (Array.isArray(a)) {
+    const other = b as Sortable[];
+    if (a.length !== other.length) return a.length - other.length;
+    for (let i = 0; i < a.length; i++) {
+      const order = compareSortable(a[i]!, other[i]!);
+      if (order !== 0) return order;
+    }
+    return 0;
+  }
+  if (a === null) return 0;
+  const x = a as SortableObject;
+  const y = b as SortableObject;
+  if (x.names.length !== y.names.length) return x.names.length - y.names.length;
+  for (let i = 0; i < x.names.length; i++) {
+    const name = compareJsonbKeys(x.names[i]!, y.names[i]!);
+    if (name !== 0) return name;
+    const order = compareSortable(x.values[i]!, y.values[i]!);
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+function sortableRank(value: Sortable): number {
+  if (value === null) return 0;
+  if (typeof value === "string") return 1;
+  if (typeof value === "number") return 2;
+  if (typeof value === "boolean") return 3;
+  if (Array.isArray(value)) return 4;
+  return "text" in value ? 1 : 5;
+}
+
+function textOf(value: Sortable): string {
+  return typeof value === "string" ? value : (value as SortableString).text;
 }
 
 /**
@@ -243,8 +310,6 @@ function compareArrays(a: unknown[], b: unknown[]): number {
   return 0;
 }
 
-const encoder = new TextEncoder();
-
 function compareObjects(a: Record<string, unknown>, b: Record<string, unknown>): number {
   const namesA = jsonbKeyOrder(Object.keys(a));
   const namesB = jsonbKeyOrder(Object.keys(b));
@@ -264,8 +329,19 @@ function jsonbKeyOrder(names: string[]): string[] {
 }
 
 function compareJsonbKeys(a: string, b: string): number {
-  const lengths = encoder.encode(a).length - encoder.encode(b).length;
+  const lengths = utf8Length(a) - utf8Length(b);
   return lengths !== 0 ? lengths : compareCodePoints(a, b);
+}
+
+/** How many bytes a string takes in UTF-8, counted without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A unit from U+0080 takes 2 bytes, from U+0800 3; a surrogate pair, 2 units, takes 4.
+    if (unit >= 0x80) bytes += unit >= 0x800 && (unit < 0xd800 || unit > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
 }
 
 /** Options of listReply: where the list lives and what was asked, to build its Link header. */

@@ -70,6 +70,12 @@ const BAD_ARGUMENTS: Array<[args: string[], line: string]> = [
   [["--headers-timeout", "0"], '--headers-timeout must be a whole number from 1 to 3600000, not "0"'],
   [["--headers-timeout", "2000", "--request-timeout", "1000"], "--headers-timeout (2000) must not be larger than --request-timeout (1000)"],
   [["serve"], "Unexpected argument serve; every setting is a flag such as --port 8080, see --help"],
+  // A token is never echoed: the entry is named by its place (contract 13).
+  [["--auth-tokens", "read:ok,admin:s3cret"], "--auth-tokens entry 2 is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:my-token)"],
+  [["--auth-tokens", "write:s3cret token"], "--auth-tokens entry 1 is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:my-token)"],
+  [["--read-only", "yes"], '--read-only must be on or off, not "yes"'],
+  [["--allowed-hosts", "http://api.example.com"], '--allowed-hosts: "http://api.example.com" is not a host name; write a name such as api.example.com, *.example.com for its subdomains, ip for any IP address, or * for any host'],
+  [["--store-limit", "0"], '--store-limit must be a whole number from 1 to 9007199254740991, not "0"'],
 ];
 
 for (const [args, line] of BAD_ARGUMENTS) {
@@ -80,6 +86,22 @@ for (const [args, line] of BAD_ARGUMENTS) {
     assert.equal(stderr, `${line}\n`);
   });
 }
+
+test(`on ${PROCESS}, a tokens file with a bad line: exit 1 and one line naming the line, not the token`, async () => {
+  const tokens = file("tokens", "read:fine\nwrite s3cret\n");
+  const { code, stdout, stderr } = await runToExit({ AUTH_TOKENS_FILE: tokens });
+  assert.equal(code, 1);
+  assert.equal(stdout, "");
+  assert.equal(stderr, `The tokens file ${tokens} line 2 is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:my-token)\n`);
+});
+
+test(`on ${PROCESS}, a seed past STORE_LIMIT: exit 1 and one line that says what to do`, async () => {
+  const seed = file("big-seed.json", JSON.stringify({ users: Array.from({ length: 40 }, (_, i) => ({ id: i + 1, name: "n", email: "a@b.io" })) }));
+  const { code, stdout, stderr } = await runToExit({ STORE_LIMIT: "5000" }, ["--seed", seed]);
+  assert.equal(code, 1);
+  assert.equal(stdout, "");
+  assert.match(stderr, new RegExp(`^The seed file ${seed} is too large: The starting records take [\\d.]+ KiB, more than STORE_LIMIT \\(4.9 KiB\\); raise STORE_LIMIT or start with fewer records\n$`));
+});
 
 test(`on ${PROCESS}, a seed file that does not exist: exit 1 and one line naming it`, async () => {
   const missing = join(folder, "missing.json");

@@ -1,0 +1,103 @@
+// Black-box tests of the limits (contract 13): the store's budget (STORE_LIMIT), and long lists written in pieces.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { assertJsonHeaders, call } from "../support/http.ts";
+import { openSocket, responseReader } from "../support/raw.ts";
+import { startTarget, type Target } from "../support/target.ts";
+
+describe("STORE_LIMIT", () => {
+  let target: Target;
+  before(async () => {
+    target = await startTarget({ STORE_LIMIT: "20000" });
+  });
+  after(() => target.close());
+
+  test("POST past the limit -> 507 STORE_FULL naming it, nothing stored; deletes make room again", async () => {
+    const url = target.url;
+    const body = { title: "t", body: "b".repeat(1_000) };
+    const created: string[] = [];
+    let full: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 50 && full === undefined; i++) {
+      const response = await call(`${url}/posts`, { method: "POST", json: body });
+      if (response.status === 201) created.push(response.headers.get("location")!);
+      else full = response;
+    }
+    assert.ok(full !== undefined, "the store never filled");
+    assert.equal(full.status, 507);
+    assertJsonHeaders(full);
+    assert.deepEqual(full.body, {
+      message: "The store is full: this write would take the records past STORE_LIMIT (19.5 KiB); delete records to make room",
+      code: "STORE_FULL",
+    });
+    assert.equal((await call(`${url}/posts`)).headers.get("x-total-count"), String(created.length));
+    // A PUT that would grow a record is refused too, and changes nothing.
+    const grow = await call(`${url}${created[0]}`, { method: "PUT", json: { extra: "x".repeat(2_000) } });
+    assert.equal(grow.status, 507);
+    assert.equal(((await call(`${url}${created[0]}`)).body as { extra?: string }).extra, undefined);
+    for (const location of created.slice(0, 2)) assert.equal((await call(`${url}${location}`, { method: "DELETE" })).status, 204);
+    assert.equal((await call(`${url}/posts`, { method: "POST", json: body })).status, 201);
+  });
+});
+
+describe("a long list", () => {
+  let target: Target;
+  let dir: string;
+  const users = Array.from({ length: 3_000 }, (_, i) => ({ id: i + 1, name: `User ${i + 1} ${"é".repeat(i % 7)}`, email: `u${i + 1}@example.com`, n: i / 3 }));
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "long-list-"));
+    writeFileSync(join(dir, "seed.json"), JSON.stringify({ users }));
+    target = await startTarget({ SEED_FILE: join(dir, "seed.json") });
+  });
+  after(async () => {
+    await target.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("GET /users, written in pieces, is byte for byte the one-string answer, with its exact Content-Length", async () => {
+    const response = await call(`${target.url}/users`);
+    assert.equal(response.status, 200);
+    assertJsonHeaders(response);
+    assert.equal(response.text, JSON.stringify(users));
+    assert.ok(Buffer.byteLength(response.text) > 3 * 64 * 1024, "the list is long enough to take several pieces");
+    assert.equal(response.headers.get("x-total-count"), "3000");
+  });
+
+  test("a sorted and filtered long list is the one-string answer too", async () => {
+    const response = await call(`${target.url}/users?sort=-n&offset=5`);
+    assert.equal(response.text, JSON.stringify([...users].reverse().slice(5)));
+    assert.equal(response.headers.get("link"), '</users?sort=-n&offset=0>; rel="first", </users?sort=-n&offset=0>; rel="prev", </users?sort=-n&offset=0>; rel="last"');
+  });
+
+  test("HEAD /users -> the same Content-Length and no body", async () => {
+    const head = await call(`${target.url}/users`, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(head.text, "");
+    assert.equal(head.headers.get("content-length"), String(Buffer.byteLength(JSON.stringify(users))));
+  });
+
+  test("requests pipelined behind a long list are answered after it, in order", async () => {
+    const socket = await openSocket(target.url);
+    const reader = responseReader(socket);
+    socket.write("GET /users HTTP/1.1\r\nHost: localhost\r\n\r\nGET /users/2 HTTP/1.1\r\nHost: localhost\r\n\r\nGET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    const list = await reader.next();
+    assert.equal(list.status, 200);
+    assert.equal(list.body, JSON.stringify(users));
+    const user = await reader.next();
+    assert.deepEqual(JSON.parse(user.body), users[1]);
+    const health = await reader.next();
+    assert.deepEqual(JSON.parse(health.body), { status: "ok" });
+    socket.destroy();
+  });
+
+  test("a client that hangs up in the middle of a long list leaves the server serving", async () => {
+    const socket = await openSocket(target.url);
+    socket.write("GET /users HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    await new Promise((resolve) => socket.once("data", resolve));
+    socket.destroy();
+    const response = await call(`${target.url}/users/3000`);
+    assert.equal(response.status, 200);
+  });
+});

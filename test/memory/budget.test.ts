@@ -1,0 +1,105 @@
+// White-box tests of the store's budget: what recordCost counts, and the memory store's limit.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { defineData } from "../../src/dataset.ts";
+import { HttpError } from "../../src/errors.ts";
+import { readList } from "../../src/lists.ts";
+import { DEFAULT_STORE_LIMIT, formatBytes, recordCost } from "../../src/memory/budget.ts";
+import { createMemoryStore, StoreLimitError } from "../../src/memory/store.ts";
+import { createRecord, deleteRecord, updateRecord } from "../../src/resource.ts";
+import type { Seed } from "../../src/seed.ts";
+
+const AT = "2026-01-31T09:30:00.000Z";
+const ALL = readList(new URLSearchParams());
+
+function limited(limit: number, seed?: Seed) {
+  const { resources, starting } = defineData({ seed, clock: () => new Date(AT) });
+  return { resources, store: createMemoryStore(resources, { starting, limit }) };
+}
+
+test("recordCost counts a record's bookkeeping and each value, its members' names among them", () => {
+  assert.equal(recordCost({}), 96 + 56);
+  // A member: its slot, its name (2 characters), and its value.
+  assert.equal(recordCost({ id: 1 }), 96 + 56 + (48 + 32 + 4 * 2) + 24);
+  assert.equal(recordCost({ s: "abc" }), 96 + 56 + (48 + 32 + 4) + (32 + 12));
+  assert.equal(recordCost({ a: [true, null, {}] }), 96 + 56 + (48 + 32 + 4) + (32 + 3 * 16) + 8 + 8 + 56);
+});
+
+test("recordCost is an upper bound of what V8 holds for each of the worst shapes a body can have", () => {
+  // The heap taken by each shape, measured (docs/decisions.md, "Bounded memory"): bytes per value.
+  const n = 10_000;
+  const shapes: Array<[string, object, number]> = [
+    ["empty objects", { z: Array.from({ length: n }, () => ({})) }, 28 + 8],
+    ["empty arrays", { z: Array.from({ length: n }, () => []) }, 32 + 8],
+    ["members", Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 0])), 40 + 24],
+    ["numbers", { z: Array.from({ length: n }, (_, i) => i + 0.5) }, 16 + 8],
+  ];
+  for (const [name, record, heapPerValue] of shapes) {
+    assert.ok(recordCost(record) >= n * heapPerValue, `${name}: ${recordCost(record)} < ${n * heapPerValue}`);
+  }
+  // A string: two bytes a character in the heap at most, and its text kept for reads.
+  assert.ok(recordCost({ s: "é".repeat(n) }) >= 2 * 2 * n);
+});
+
+test("the default limit is 64 MiB, and sizes are shown in their largest whole unit", () => {
+  assert.equal(DEFAULT_STORE_LIMIT, 64 * 1024 * 1024);
+  assert.equal(formatBytes(DEFAULT_STORE_LIMIT), "64 MiB");
+  assert.equal(formatBytes(1536), "1.5 KiB");
+  assert.equal(formatBytes(3 * 1024 ** 3), "3 GiB");
+  assert.equal(formatBytes(500), "500 bytes");
+});
+
+test("a create past the limit -> 507 STORE_FULL naming the limit, nothing stored; a delete frees room for it", async () => {
+  const { resources, store } = limited(4_000);
+  const posts = store.collection("posts");
+  const body = { title: "t", body: "b".repeat(200) };
+  const created: number[] = [];
+  let refusal: unknown;
+  for (let i = 0; i < 100 && refusal === undefined; i++) {
+    try {
+      created.push((await createRecord(resources.posts, posts, body)).record.id);
+    } catch (error) {
+      refusal = error;
+    }
+  }
+  assert.ok(refusal instanceof HttpError);
+  assert.equal(refusal.status, 507);
+  assert.equal(refusal.code, "STORE_FULL");
+  assert.equal(refusal.message, "The store is full: this write would take the records past STORE_LIMIT (3.9 KiB); delete records to make room");
+  const held = (await posts.list(ALL))!;
+  assert.equal(held.total, created.length);
+  // The refused create took no id: the next one gets the id after the last stored.
+  await deleteRecord(resources.posts, posts, created[0]!);
+  const again = await createRecord(resources.posts, posts, body);
+  assert.equal(again.record.id, created.at(-1)! + 1);
+});
+
+test("a replace that grows a record past the limit -> 507 and the record is unchanged; one that shrinks it always passes", async () => {
+  const { resources, store } = limited(2_000);
+  const users = store.collection("users");
+  await assert.rejects(async () => updateRecord(resources.users, users, 1, { bio: "x".repeat(1_000) }), { code: "STORE_FULL" });
+  assert.equal(JSON.parse((await users.read(1))!.text).bio, undefined);
+  const shrunk = await updateRecord(resources.users, users, 1, { name: "A" });
+  assert.equal(shrunk.record.name, "A");
+});
+
+test("deleting a post frees what its comments and replies took too", async () => {
+  const { resources, store } = limited(6_000);
+  const post = await createRecord(resources.posts, store.collection("posts"), { title: "t", body: "b" });
+  const comment = await createRecord(resources.comments, store.collection("comments"), { body: "c".repeat(300) }, post.record.id);
+  await createRecord(resources.replies, store.collection("replies"), { body: "r".repeat(300) }, comment.record.id);
+  await assert.rejects(async () => createRecord(resources.posts, store.collection("posts"), { title: "t", body: "x".repeat(900) }), { code: "STORE_FULL" });
+  await deleteRecord(resources.posts, store.collection("posts"), post.record.id);
+  const big = await createRecord(resources.posts, store.collection("posts"), { title: "t", body: "x".repeat(900) });
+  assert.equal(big.record.body, "x".repeat(900));
+});
+
+test("starting records past the limit throw a StoreLimitError that says what to do", () => {
+  const seed: Seed = { users: Array.from({ length: 50 }, (_, i) => ({ id: i + 1, name: "n", email: "a@b.io" })) };
+  assert.throws(() => limited(1_000, seed), {
+    name: "StoreLimitError",
+    message: /^The starting records take [\d.]+ KiB, more than STORE_LIMIT \(1000 bytes\); raise STORE_LIMIT or start with fewer records$/,
+  });
+  assert.ok(StoreLimitError.prototype instanceof RangeError);
+  assert.throws(() => limited(0), { name: "TypeError" });
+});
