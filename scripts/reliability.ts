@@ -21,7 +21,7 @@ const count = (name: keyof typeof values) => {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`--${name} must be a whole number`);
   return value;
 };
-const parts = values.only === undefined ? ["model", "restart", "hostile", "faults", "shutdown"] : values.only.split(",");
+const parts = values.only === undefined ? ["model", "restart", "hostile", "faults", "shutdown", "exhaustion"] : values.only.split(",");
 const seed = readSeed();
 let failed = false;
 
@@ -175,6 +175,20 @@ await part("shutdown", async () => {
     );
     if (total.failures > 0 || exits.size !== 1 || !exits.has("0")) throw new Error(`${runtime}: shutdown failures`);
   }
+});
+
+await part("exhaustion", async () => {
+  const { memoryAttack, timeAttack } = await import("../test/reliability/exhaustion.ts");
+  for (const durable of [false, true]) {
+    const { peak, statuses, afterDeletes } = await memoryAttack(durable);
+    const mib = Math.round(peak / 1048576);
+    console.log(`600 worst-shape 1 MiB bodies ${durable ? "in DATA_DIR" : "in memory"}: peak RSS ${mib} MiB; answers ${JSON.stringify(Object.fromEntries(statuses))}; a write after deleting everything: ${afterDeletes}`);
+    if (mib >= 512 || afterDeletes !== 201) throw new Error("the memory promise is broken");
+  }
+  const { sort, filter, wholeLists } = await timeAttack();
+  const slowest = Math.max(sort, filter, wholeLists);
+  console.log(`slowest /healthz on a full store: ${Math.round(sort)} ms during a sort, ${Math.round(filter)} ms during a filter, ${Math.round(wholeLists)} ms during two whole lists`);
+  if (slowest >= 1_000) throw new Error("a /healthz waited 1 s or more");
 });
 
 console.log(failed ? "\nSome part FAILED." : "\nAll parts passed.");

@@ -133,21 +133,38 @@ export function parseJsonObject(bytes: Uint8Array): JsonObject {
 }
 
 /**
- * How many values a JSON text holds at most, counted on its bytes before it is parsed: every
- * `{`, `[` and `,` outside strings begins one, and so does the text itself. Malformed text is
- * counted the same way; the parser refuses it afterwards.
+ * How many values a JSON text holds, counted on its bytes before it is parsed: the text itself,
+ * each member's value (a `:`), and each element of an array (its first, and one a `,`).
+ * Malformed text is counted the same way; the parser refuses it afterwards.
  */
 export function countValues(bytes: Uint8Array): number {
   let count = 1;
   let inString = false;
+  // Whether each open container is an array (1) or an object (0); a `,` adds a value only in an array.
+  const open: number[] = [];
+  let first = false;
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]!;
     if (inString) {
       // A backslash escapes the next byte, a quote among them.
       if (byte === 0x5c) i++;
       else if (byte === 0x22) inString = false;
-    } else if (byte === 0x22) inString = true;
-    else if (byte === 0x2c || byte === 0x7b || byte === 0x5b) count++;
+      continue;
+    }
+    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+    // The first element of an array, unless the array is empty.
+    if (first) {
+      first = false;
+      if (byte !== 0x5d) count++;
+    }
+    if (byte === 0x22) inString = true;
+    else if (byte === 0x5b) {
+      open.push(1);
+      first = true;
+    } else if (byte === 0x7b) open.push(0);
+    else if (byte === 0x5d || byte === 0x7d) open.pop();
+    else if (byte === 0x3a) count++;
+    else if (byte === 0x2c && open[open.length - 1] === 1) count++;
   }
   return count;
 }

@@ -1,7 +1,7 @@
 // White-box tests of src/body.ts: the Content-Type check and the JSON object parser with its safety limits.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkMediaType, MAX_DEPTH, parseJsonObject } from "../src/body.ts";
+import { checkMediaType, countValues, MAX_DEPTH, parseJsonObject } from "../src/body.ts";
 import { HttpError } from "../src/errors.ts";
 
 const encoder = new TextEncoder();
@@ -367,4 +367,17 @@ test("parseJsonObject refuses a number too large to hold with 400 NUMBER_OUT_OF_
 test("parseJsonObject reports forbidden members and depth before a number out of range", () => {
   assert.throws(() => parse('{"n":1e400,"constructor":1}'), { code: "FORBIDDEN_KEY" });
   assert.throws(() => parse(`{"n":1e400,"deep":${nestedObjects(65)}}`), { code: "BODY_TOO_DEEP" });
+});
+
+test("countValues counts the text, each member's value and each element, and nothing inside strings", () => {
+  const count = (text: string) => countValues(Buffer.from(text));
+  assert.equal(count("{}"), 1);
+  assert.equal(count('{"a":1}'), 2);
+  assert.equal(count('{"a":1, "b":[]}'), 3);
+  assert.equal(count("[ ]"), 1);
+  assert.equal(count("[[],{}, 3 ,\"x\"]"), 5);
+  assert.equal(count('{"a":[{"b":{}},[1,2]]}'), 7);
+  assert.equal(count('{"a,[{:":"]},:[,"}'), 2);
+  assert.equal(count('{"a\\":[,":"x"}'), 2);
+  assert.equal(count('{"z":[0,0,'), 5);
 });

@@ -1,0 +1,114 @@
+// Exhaustion attacks on memory and time (contract 13), against the built server with default settings:
+// the reliability run reports their figures, and exhaustion.test.ts holds them to the promises.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readListeningUrl, ROOT } from "../support/target.ts";
+
+export const LIMIT = 1024 * 1024;
+const HEAD = '{"title":"t","body":"b","z":';
+
+/** The worst shapes a 1 MiB body can have within the body's limits, by what each costs in memory once parsed. */
+export const WORST_BODIES: Record<string, string> = {
+  // 99,990 empty objects: the most objects a body may hold, padded to the byte limit.
+  objects: (() => {
+    const array = `[${"{},".repeat(99_989)}{}]`;
+    return `${HEAD}${array},"pad":"${"x".repeat(LIMIT - HEAD.length - array.length - 12)}"}`;
+  })(),
+  // 49,990 members with names of their own, each holding an empty object.
+  members: `${HEAD}{${Array.from({ length: 49_990 }, (_, i) => `"${i.toString(36).padStart(12, "m")}":{}`).join(",")}}}`,
+  // One string of control characters: six bytes of JSON each, and six of text when read.
+  escapes: `${HEAD}"${"\\u0001".repeat(Math.floor((LIMIT - HEAD.length - 3) / 6))}"}`,
+  // One string of two-byte characters: held as a two-byte string.
+  wide: `${HEAD}"${"é".repeat(Math.floor((LIMIT - HEAD.length - 3) / 2))}"}`,
+};
+
+/** Starts the built server (dist/) with `env`, and reads its resident memory from /proc. */
+async function startBuilt(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["dist/main.js"], { cwd: ROOT, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const url = await readListeningUrl(child);
+  const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))![1]) * 1024;
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
+  };
+  return { url, rss, stop };
+}
+
+/** How long a /healthz takes to answer while `busy` runs, in milliseconds. */
+async function healthWhile(url: string, busy: () => Promise<unknown>): Promise<number> {
+  const work = busy();
+  // The busy request has reached the server before the probe is sent.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const started = performance.now();
+  const health = await fetch(`${url}/healthz`);
+  const took = performance.now() - started;
+  assert.equal(health.status, 200);
+  await work;
+  return took;
+}
+
+/** What the memory attack found: the peak resident memory, the answers by status, and the status of a write once every record was deleted. */
+export type MemoryReport = { peak: number; statuses: Map<number, number>; afterDeletes: number };
+
+/**
+ * Sends 600 worst-shape 1 MiB bodies to a server with default settings (in memory, or in a
+ * data directory), reading whole lists three at a time every 50, while sampling its resident
+ * memory; then deletes every record and writes once more.
+ */
+export async function memoryAttack(durable: boolean): Promise<MemoryReport> {
+  const dir = mkdtempSync(join(tmpdir(), "exhaustion-"));
+  const server = await startBuilt(durable ? { DATA_DIR: dir } : {});
+  try {
+    let peak = server.rss();
+    const sampler = setInterval(() => (peak = Math.max(peak, server.rss())), 10);
+    const statuses = new Map<number, number>();
+    const shapes = Object.values(WORST_BODIES);
+    for (let i = 0; i < 600; i++) {
+      const body = shapes[i % shapes.length]!;
+      const response = await fetch(`${server.url}/posts`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      await response.arrayBuffer();
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      if (i % 50 === 49) await Promise.all([1, 2, 3].map(async () => (await fetch(`${server.url}/posts`)).arrayBuffer()));
+    }
+    clearInterval(sampler);
+    const posts = (await (await fetch(`${server.url}/posts?limit=1000`)).json()) as Array<{ id: number }>;
+    for (const post of posts) assert.equal((await fetch(`${server.url}/posts/${post.id}`, { method: "DELETE" })).status, 204);
+    const again = await fetch(`${server.url}/posts`, { method: "POST", headers: { "content-type": "application/json" }, body: WORST_BODIES.objects });
+    await again.arrayBuffer();
+    return { peak, statuses, afterDeletes: again.status };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** How long a /healthz took, in milliseconds, during each of the slowest list requests on a store filled to its default budget. */
+export type TimeReport = { sort: number; filter: number; wholeLists: number };
+
+/**
+ * Fills the default budget with the most posts it holds, titled so that sorting them works
+ * hardest, and times a /healthz during a sort, a filter and two whole lists.
+ */
+export async function timeAttack(): Promise<TimeReport> {
+  const dir = mkdtempSync(join(tmpdir(), "exhaustion-"));
+  const posts = Array.from({ length: 70_000 }, (_, i) => ({
+    id: i + 1,
+    title: `${"\uE000".repeat(40)}${((i * 7919) % 70_000).toString().padStart(6, "0")}`,
+    body: "b",
+    createdAt: "2026-01-31T09:30:00.000Z",
+  }));
+  writeFileSync(join(dir, "seed.json"), JSON.stringify({ posts }));
+  const server = await startBuilt({ SEED_FILE: join(dir, "seed.json") });
+  try {
+    const sort = await healthWhile(server.url, async () => (await fetch(`${server.url}/posts?sort=-title&limit=10`)).arrayBuffer());
+    const filter = await healthWhile(server.url, async () => (await fetch(`${server.url}/posts?body=b&sort=title&limit=10`)).arrayBuffer());
+    const wholeLists = await healthWhile(server.url, () => Promise.all([1, 2].map(async () => (await fetch(`${server.url}/posts`)).arrayBuffer())));
+    return { sort, filter, wholeLists };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
