@@ -27,7 +27,11 @@ COPY --from=build /app/dist/ dist/
 # The mount point for DATA_DIR, owned by the user the server runs as, so that a named volume
 # mounted here is writable.
 RUN mkdir /data && chown node:node /data
-# No NODE_ENV: neither the server nor node reads it.
+# No NODE_ENV: neither the server nor node reads it. The server listens on every interface
+# of the container; what reaches it is what `-p` publishes. It answers Host names that are
+# IP addresses or localhost, and pages from loopback origins: behind a domain, set
+# ALLOWED_HOSTS and CORS_ORIGINS, and set AUTH_TOKENS_FILE before publishing the port beyond
+# this machine, or anyone who reaches it can write (docs/access.md).
 ENV HOST=0.0.0.0 PORT=3000
 EXPOSE 3000
 # JSON access lines on stdout, one object a line, for the engine's log collector.
