@@ -224,7 +224,7 @@ test("a request half-sent behind an answered one in the same packet, when shutdo
   // The connection owes nothing now, but it has begun another request: it is not idle.
   await serverHasRead(api, accepted, sent.length);
   const closing = api.close();
-  socket.write("st: x\r\n\r\n");
+  socket.write("st: localhost\r\n\r\n");
   const { status, headers, body } = await responses.next();
   assert.equal(status, 503);
   assert.equal(headers.connection, "close");
