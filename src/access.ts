@@ -173,15 +173,20 @@ export function hostCheck(allowed: string | readonly string[] = DEFAULT_ALLOWED_
   };
   // The hosts seen, allowed or not, so that a request costs a look-up; bounded, since clients choose them.
   const seen = new Map<string, boolean>();
+  // Nearly every request of a client names the same host as the one before: a comparison settles it.
+  let lastAllowed: string | undefined;
   return (host) => {
-    if (host === undefined) return undefined;
+    if (host === undefined || host === lastAllowed) return undefined;
     let allowed = seen.get(host);
     if (allowed === undefined) {
       allowed = allows(host);
       if (seen.size >= SEEN_HOSTS) seen.clear();
       seen.set(host, allowed);
     }
-    if (allowed) return undefined;
+    if (allowed) {
+      lastAllowed = host;
+      return undefined;
+    }
     return new HttpError(
       "HOST_NOT_ALLOWED",
       `Host ${host.slice(0, 80)} is not allowed; the server's operator can add it to ALLOWED_HOSTS`,

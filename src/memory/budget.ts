@@ -26,6 +26,18 @@ const LITERAL = 8;
  * took.
  */
 export function recordCost(record: object): number {
+  // Most records are one object of strings, numbers, booleans and null: one pass, no stack.
+  let cost = RECORD + OBJECT;
+  for (const key in record) {
+    const value = (record as Record<string, unknown>)[key];
+    if (typeof value === "object" && value !== null) return nestedCost(record);
+    cost += MEMBER + STRING + PER_CHARACTER * key.length + (typeof value === "string" ? STRING + PER_CHARACTER * value.length : typeof value === "number" ? NUMBER : LITERAL);
+  }
+  return cost;
+}
+
+/** recordCost of a record that holds objects or arrays: the whole tree walked without recursion. */
+function nestedCost(record: object): number {
   let cost = RECORD;
   const stack: unknown[] = [record];
   while (stack.length > 0) {
