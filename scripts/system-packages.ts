@@ -9,7 +9,7 @@ export type SystemPackage = { program: string; name: string; usedBy: string };
 export const SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { program: "/usr/bin/chromium", name: "chromium", usedBy: "the browser test of CORS (test/browser/)" },
   { program: "/usr/bin/strace", name: "strace", usedBy: "the journal's system-call test (test/journal/strace.test.ts)" },
-  { program: "/usr/bin/promtool", name: "prometheus", usedBy: "the check of /metrics with promtool (test/process/operations.test.ts)" },
+  { program: "/usr/bin/promtool", name: "prometheus", usedBy: "the check of /metrics with promtool (test/process/promtool.test.ts)" },
   // Debian 12 packages PostgreSQL 15, later releases a newer one: the tests take the newest installed (test/support/postgres.ts).
   { program: postgresProgram(), name: "postgresql", usedBy: "the PostgreSQL store's tests (test/postgres/, scripts/test-postgres.ts)" },
 ];

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
+import { testedRuntimes } from "./support/runtimes.ts";
 import { processEnv, readListeningUrl, ROOT, runtimeBinary } from "./support/target.ts";
 
 /** The pids of a process's children that run `binary` (Linux: /proc/PID/task/TID/children). */
@@ -15,7 +16,7 @@ function childrenRunning(pid: number, binary: string): number[] {
   return children.filter((child) => readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")[0] === binary);
 }
 
-for (const runtime of ["deno", "bun"] as const) {
+for (const runtime of testedRuntimes(["deno", "bun"] as const)) {
   test(`start-on ${runtime} serves GET /healthz, and SIGTERM to the script ends the server and exits 0`, async (t) => {
     const script = spawn(process.execPath, ["--import", "tsx", "scripts/start-on.ts", runtime], {
       cwd: ROOT,

@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { before, test } from "node:test";
-import { ensureRuntimes } from "../../scripts/install-runtimes.ts";
+import { ensureTestedRuntimes, testedRuntimes } from "../support/runtimes.ts";
 import { loadDataDir } from "../../src/journal/load.ts";
 import { childCommand, RUNTIMES, tempDir } from "./support.ts";
 
@@ -12,7 +12,7 @@ import { childCommand, RUNTIMES, tempDir } from "./support.ts";
 const CYCLES = Number(process.env.JOURNAL_CRASH_CYCLES ?? 6);
 
 before(() => {
-  ensureRuntimes();
+  ensureTestedRuntimes(RUNTIMES);
 });
 
 /** Starts the child on `dir` and calls `onLine` with each line it prints. */
@@ -25,7 +25,7 @@ function start(runtime: (typeof RUNTIMES)[number], dir: string, onLine: (line: s
   return { child, stderr: () => stderr };
 }
 
-for (const runtime of RUNTIMES) {
+for (const runtime of testedRuntimes(RUNTIMES)) {
   test(`a journal killed with SIGKILL at random moments on ${runtime} keeps every acknowledged entry`, async (t) => {
     const dir = tempDir(t);
     let acknowledged = 0;
@@ -61,7 +61,7 @@ for (const runtime of RUNTIMES) {
   });
 }
 
-for (const runtime of RUNTIMES) {
+for (const runtime of testedRuntimes(RUNTIMES)) {
   test(`a second process on the same data directory on ${runtime} exits 1 with one line`, async (t) => {
     const dir = tempDir(t);
     let ready!: () => void;

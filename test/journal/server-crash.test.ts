@@ -1,7 +1,7 @@
 // The crash proof through the HTTP server, short form: on Node, Deno and Bun, 16 clients write at once, the server is killed with SIGKILL and restarted, and every restart holds exactly what was acknowledged.
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { ensureRuntimes } from "../../scripts/install-runtimes.ts";
+import { ensureTestedRuntimes, testedRuntimes } from "../support/runtimes.ts";
 import { connect } from "./crash-http.ts";
 import type { Rec } from "./crash-model.ts";
 import { CRASH_RUNTIMES, CrashCheckError, runServerCrash } from "./server-crash.ts";
@@ -12,10 +12,10 @@ const CYCLES = Number(process.env.SERVER_CRASH_CYCLES ?? 3);
 
 before(() => {
   // A runtime that is missing fails these tests; it is never skipped.
-  ensureRuntimes();
+  ensureTestedRuntimes(CRASH_RUNTIMES);
 });
 
-for (const runtime of CRASH_RUNTIMES) {
+for (const runtime of testedRuntimes(CRASH_RUNTIMES)) {
   test(`the server on ${runtime}, killed with SIGKILL under 16 writing clients, restarts holding every acknowledged write and no refused one`, async (t) => {
     const summary = await runServerCrash({ runtime, dir: tempDir(t), fsync: "always", cycles: CYCLES });
     assert.equal(summary.cycles.length, CYCLES);

@@ -1,7 +1,7 @@
 // Black-box tests of what an operator sees of a server process (contract 12): the access log, request ids and /metrics.
 // They read the process's stdout, so the in-process pass (TEST_TARGET unset) runs them against a node process.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { test } from "node:test";
 import { call } from "../support/http.ts";
@@ -132,19 +132,15 @@ function samples(text: string): Map<string, number> {
   return found;
 }
 
-test(`on ${PROCESS}, /metrics passes promtool check metrics, and its request counters grow by exactly the requests sent`, async (t) => {
+test(`on ${PROCESS}, /metrics's request counters grow by exactly the requests sent (promtool.test.ts checks its format)`, async (t) => {
   const { url } = await startLogged(t, {});
-  // One of each kind first, so that every family has samples for promtool to check.
+  // One of each kind first, so that every family has samples.
   await call(`${url}/users/1`);
   await call(`${url}/nowhere`);
   const first = await call(`${url}/metrics`);
   assert.equal(first.status, 200);
   assert.equal(first.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
   assert.equal(first.headers.get("content-length"), String(Buffer.byteLength(first.text)));
-  const check = spawnSync("promtool", ["check", "metrics"], { input: first.text, encoding: "utf8" });
-  assert.equal(check.error, undefined, "promtool runs (Debian's prometheus package)");
-  assert.equal(check.status, 0, `promtool check metrics: ${check.stdout}${check.stderr}`);
-  assert.equal(`${check.stdout}${check.stderr}`.trim(), "");
 
   const reads = 7;
   const misses = 3;

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ensureRuntimes } from "../../scripts/install-runtimes.ts";
+import { testedRuntimes } from "../support/runtimes.ts";
 import type { ProcessMode } from "../support/target.ts";
 import { runRestartModel } from "./restarts.ts";
 import { readSeed } from "./seed.ts";
@@ -17,7 +18,9 @@ const RUNS: Array<{ mode: ProcessMode; runs: number }> = [
   { mode: "bun", runs: 8 },
 ];
 
-for (const { mode, runs } of RUNS) {
+const TESTED = testedRuntimes(RUNS.map(({ mode }) => mode));
+
+for (const { mode, runs } of RUNS.filter(({ mode }) => TESTED.includes(mode))) {
   test(`with DATA_DIR on ${mode}, ${runs} random sequences with clean and SIGKILL restarts answer every step as the model does`, async (t) => {
     if (mode !== "node") ensureRuntimes();
     t.diagnostic(`seed ${seed} (replay with RELIABILITY_SEED=${seed})`);

@@ -1,0 +1,41 @@
+// Which test files each command runs: `npm test` needs only Node and npm, `npm run test:all` runs them all.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** Tests that need a program beyond Node and npm (scripts/system-packages.ts installs them): test:all runs them. */
+export const SYSTEM_TESTS: readonly string[] = [
+  "test/browser/cors.test.ts",
+  "test/journal/strace.test.ts",
+  "test/journal/strace-server.test.ts",
+  "test/postgres/server.test.ts",
+  "test/process/promtool.test.ts",
+];
+
+/** Tests that take a minute or more of their own: the exhaustion attacks. test:all runs them. */
+export const SLOW_TESTS: readonly string[] = ["test/reliability/exhaustion.test.ts"];
+
+/** Every test file the in-process pass runs: test/*.test.ts and test/<folder>/*.test.ts. */
+export function inProcessFiles(): string[] {
+  const top = testsIn("test");
+  const nested = readdirSync("test", { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => testsIn(join("test", entry.name)));
+  return [...top, ...nested];
+}
+
+/** The black-box suite: the tests of a server from outside, run against each target. */
+export function blackBoxFiles(): string[] {
+  return [...testsIn("test/http"), ...testsIn("test/process")];
+}
+
+/** The files of a list that need nothing but Node and npm, and take no minute of their own. */
+export function fast(files: readonly string[]): string[] {
+  return files.filter((file) => !SYSTEM_TESTS.includes(file) && !SLOW_TESTS.includes(file));
+}
+
+function testsIn(folder: string): string[] {
+  return readdirSync(folder)
+    .filter((name) => name.endsWith(".test.ts"))
+    .sort()
+    .map((name) => join(folder, name));
+}
