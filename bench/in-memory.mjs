@@ -11,6 +11,7 @@
 // machine stay out, so a change to the server's own JavaScript shows as a steady figure.
 // Run it several times, alternating the builds compared, and compare the medians.
 // A peer (bench/peers/*.mjs) is measured the same way through the server it exports.
+import { existsSync } from "node:fs";
 import { Duplex } from "node:stream";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,7 +22,9 @@ const api = isPeer ? await startPeer(target) : await startBuilt(target);
 
 /** This server as built, through startServer (so its per-connection bookkeeping is counted too). */
 async function startBuilt(dir) {
-  const { startServer } = await import(pathToFileURL(resolve(dir, "dist/server.js")).href);
+  // Builds before the layered layout have dist/server.js.
+  const path = existsSync(resolve(dir, "dist/http/server.js")) ? "dist/http/server.js" : "dist/server.js";
+  const { startServer } = await import(pathToFileURL(resolve(dir, path)).href);
   // An older build has no logFormat option, and refuses one it does not know.
   const logging = process.env.LOG_FORMAT === undefined ? {} : { logFormat: process.env.LOG_FORMAT };
   // No store budget: a build that has one would refuse the creates past it with 507, whose

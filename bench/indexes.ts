@@ -2,7 +2,7 @@
 import { Agent, request } from "node:http";
 import { availableParallelism, cpus } from "node:os";
 import { performance } from "node:perf_hooks";
-import { startServer } from "../src/server.ts";
+import { startServer } from "../src/http/server.ts";
 
 const LIST_SIZE = 50;
 const SIZES = [1_000, 200_000];

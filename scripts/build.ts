@@ -30,7 +30,7 @@ for (const name of existsSync("packages") ? readdirSync("packages") : []) {
 // tsc rewrites `.ts` to `.js` in the JavaScript but leaves it in the .d.ts files, and a
 // consumer's tsc under NodeNext resolves their imports like the JavaScript's: each one
 // must name the `.js` file beside its .d.ts. So the build rewrites them, then checks.
-function rewriteDeclarations(folder: string, entry = "api.d.ts"): void {
+function rewriteDeclarations(folder: string, entry = "index.d.ts"): void {
   const files = readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".d.ts"));
   if (!files.includes(entry)) throw new Error(`The build wrote no ${folder}/${entry}; check declaration in tsconfig.build.json`);
   for (const file of files) {

@@ -56,8 +56,8 @@ async function checkPlain(tarball: string): Promise<void> {
   ensureRuntimes();
   // Bun takes the package's "bun" condition and runs src/ as it is. Deno refuses to
   // strip types from files under node_modules, so it takes "import", the build.
-  await attempt("bun runs the package by name from its source (src/api.ts)", () => checkRuntime("bun", plain, "/src/api.ts"));
-  await attempt("deno runs the package by name from its build (dist/api.js)", () => checkRuntime("deno", plain, "/dist/api.js"));
+  await attempt("bun runs the package by name from its source (src/index.ts)", () => checkRuntime("bun", plain, "/src/index.ts"));
+  await attempt("deno runs the package by name from its build (dist/index.js)", () => checkRuntime("deno", plain, "/dist/index.js"));
   if (failures.length > 0) throw new Error(failures.join("\n\n"));
 }
 

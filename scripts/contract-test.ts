@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startServer } from "../src/server.ts";
+import { startServer } from "../src/http/server.ts";
 
 const FOLDER = fileURLToPath(new URL("../contract/", import.meta.url));
 const PORTMAN = join(FOLDER, "node_modules", "@apideck", "portman", "bin", "portman");

@@ -1,6 +1,6 @@
 // A server in a worker thread for the long reliability run: the load has its own core, and the checks stay in-process.
 import { parentPort } from "node:worker_threads";
-import { startServer } from "../src/server.ts";
+import { startServer } from "../src/http/server.ts";
 
 const port = parentPort;
 if (port === null) throw new TypeError("scripts/reliability-server.ts runs only as a worker thread");

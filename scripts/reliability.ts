@@ -119,7 +119,7 @@ await part("hostile", async () => {
 });
 
 await part("faults", async () => {
-  const { startServer } = await import("../src/server.ts");
+  const { startServer } = await import("../src/http/server.ts");
   const { addLargeUsers, runFaults, settle } = await import("../test/reliability/faults.ts");
   const { ConnectionCounter, measure, megabytes } = await import("../test/reliability/resources.ts");
   const server = await startServer();

@@ -1,15 +1,16 @@
 // readConfig: the flags and the environment read and checked into a typed Config, from one table of settings.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { DEFAULT_BODY_LIMIT } from "./body.ts";
-import { DEFAULT_ALLOWED_HOSTS, hostCheck, parseTokens, readTokensFile } from "./access.ts";
-import { type CorsOrigins, normaliseOrigin } from "./cors.ts";
-import { isPostgresUrl } from "./database.ts";
-import { parseWholeNumber } from "./input.ts";
-import { DEFAULT_COMPACT_BYTES } from "./journal/journal.ts";
-import { FSYNC_POLICIES, type FsyncPolicy } from "./journal/writer.ts";
-import { LOG_FORMATS, type LogFormat } from "./log.ts";
-import { DEFAULT_STORE_LIMIT } from "./memory/budget.ts";
+import { DEFAULT_BODY_LIMIT } from "./http/body.ts";
+import { TIMEOUTS } from "./http/server.ts";
+import { DEFAULT_ALLOWED_HOSTS, hostCheck, parseTokens, readTokensFile } from "./http/access.ts";
+import { type CorsOrigins, normaliseOrigin } from "./http/cors.ts";
+import { isPostgresUrl } from "./store/database.ts";
+import { parseWholeNumber } from "./api/input.ts";
+import { DEFAULT_COMPACT_BYTES } from "./store/journal/journal.ts";
+import { FSYNC_POLICIES, type FsyncPolicy } from "./store/journal/writer.ts";
+import { LOG_FORMATS, type LogFormat } from "./ops/log.ts";
+import { DEFAULT_STORE_LIMIT } from "./store/memory/budget.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
 export type Config = {
@@ -55,14 +56,6 @@ export class ConfigError extends RangeError {
     this.name = "ConfigError";
   }
 }
-
-/** The defaults of the time-outs, in milliseconds (contract 7). */
-export const TIMEOUTS = {
-  headersTimeout: 10_000,
-  requestTimeout: 30_000,
-  keepAliveTimeout: 5_000,
-  shutdownTimeout: 8_000,
-} as const;
 
 /** One setting: its variable, its flag, its default as the docs show it, and how its text is read. */
 export type Setting = {

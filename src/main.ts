@@ -2,16 +2,17 @@
 // The entry point and the `rest-reference-server` command: the only code that reads process.env
 // and the arguments, starts listening and handles signals.
 import { type Config, ConfigError, helpText, readConfig, readFlags, readSeedFile } from "./config.ts";
-import { TokenError } from "./access.ts";
-import { DatabaseError } from "./database.ts";
-import { JournalDamageError } from "./journal/damage.ts";
-import { LockedError } from "./journal/lock.ts";
-import { DataDirError } from "./journal/store.ts";
-import { createLogger } from "./log.ts";
-import { StoreLimitError } from "./memory/store.ts";
-import { type Seed, SeedError } from "./seed.ts";
-import { type RunningServer, startServer } from "./server.ts";
-import { VERSION } from "./version.ts";
+import { TokenError } from "./http/access.ts";
+import { DatabaseError } from "./store/database.ts";
+import { JournalDamageError } from "./store/journal/damage.ts";
+import { LockedError } from "./store/journal/lock.ts";
+import { DataDirError } from "./store/journal/store.ts";
+import { createLogger } from "./ops/log.ts";
+import { StoreLimitError } from "./store/memory/store.ts";
+import { SeedError } from "./api/seed.ts";
+import { type Seed } from "./store/records.ts";
+import { type RunningServer, startServer } from "./http/server.ts";
+import { VERSION } from "./ops/version.ts";
 
 const flags = readOrExit(() => readFlags(process.argv.slice(2)));
 if (flags.help) {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { hostCheck, isWrite, parseTokens, readTokensFile, tokenCheck } from "../src/access.ts";
+import { hostCheck, isWrite, parseTokens, readTokensFile, tokenCheck } from "../src/http/access.ts";
 
 test("parseTokens reads comma-separated SCOPE:TOKEN entries, trimming spaces", () => {
   assert.deepEqual(parseTokens("read:abc, write:DEF-._~+/==", "AUTH_TOKENS"), [

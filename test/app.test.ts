@@ -4,11 +4,11 @@ import { once } from "node:events";
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { apiRoutes, createApp, createListener } from "../src/app.ts";
-import { DEFAULT_BODY_LIMIT } from "../src/body.ts";
-import { HttpError } from "../src/errors.ts";
-import type { Handler } from "../src/handler.ts";
-import type { Route } from "../src/router.ts";
+import { apiRoutes, createApp, createListener } from "../src/http/app.ts";
+import { DEFAULT_BODY_LIMIT } from "../src/http/body.ts";
+import { HttpError } from "../src/api/errors.ts";
+import type { Handler } from "../src/api/handler.ts";
+import type { Route } from "../src/api/handler.ts";
 import { assertJsonHeaders, call } from "./support/http.ts";
 
 /** Serves a listener on a free port for one test; returns its base URL. */

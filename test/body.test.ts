@@ -1,8 +1,9 @@
 // White-box tests of src/body.ts: the Content-Type check and the JSON object parser with its safety limits.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkMediaType, countValues, MAX_DEPTH, parseJsonObject } from "../src/body.ts";
-import { HttpError } from "../src/errors.ts";
+import { checkMediaType } from "../src/http/body.ts";
+import { countValues, MAX_DEPTH, parseJsonObject } from "../src/api/json.ts";
+import { HttpError } from "../src/api/errors.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,14 +1,8 @@
 // White-box tests of conditions.ts: entity-tag lists, weak and strong comparison, and RFC 9110's precedence.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  evaluatePreconditions,
-  formatEntityTag,
-  newEpoch,
-  parseEntityTags,
-  strongMatch,
-  weakMatch,
-} from "../src/conditions.ts";
+import { evaluatePreconditions, parseEntityTags, strongMatch, weakMatch } from "../src/api/conditions.ts";
+import { formatEntityTag, newEpoch } from "../src/store/tags.ts";
 
 test("formatEntityTag writes a strong tag of the epoch and the version in base 36", () => {
   assert.equal(formatEntityTag("a1b2c3d4", 1), '"a1b2c3d4-1"');

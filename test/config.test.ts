@@ -1,12 +1,12 @@
 // White-box tests of src/config.ts: readConfig defaults, accepted values and a ConfigError for each bad one.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_BODY_LIMIT } from "../src/body.ts";
+import { DEFAULT_BODY_LIMIT } from "../src/http/body.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, helpText, readConfig, readFlags, readSeedFile, SETTINGS, type Config } from "../src/config.ts";
-import { TIMEOUTS } from "../src/config.ts";
+import { TIMEOUTS } from "../src/http/server.ts";
 
 const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", bodyLimit: 1024 * 1024, ...TIMEOUTS, corsOrigins: "loopback", allowedHosts: ["localhost", "*.localhost", "ip"], authTokens: undefined, authTokensFile: undefined, readOnly: false, storeLimit: 64 * 1024 * 1024, seedFile: undefined, dataDir: undefined, databaseUrl: undefined, fsync: "always", compactBytes: 64 * 1024 * 1024, logFormat: "auto", metrics: true };
 

@@ -1,14 +1,8 @@
 // White-box tests of src/cors.ts: the headers of each policy, preflights, and the origins it accepts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  CORS_ALLOW_HEADERS,
-  CORS_EXPOSE_HEADERS,
-  CORS_MAX_AGE,
-  createCorsPolicy,
-  normaliseOrigin,
-  preflightHeaders,
-} from "../src/cors.ts";
+import { createCorsPolicy, normaliseOrigin, preflightHeaders } from "../src/http/cors.ts";
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE } from "../src/api/headers.ts";
 
 const EXPOSE = ["access-control-expose-headers", "X-Total-Count, Location, ETag, Link, X-Request-Id"];
 

@@ -1,11 +1,11 @@
 // White-box tests of src/dataset.ts and the seed, clock, reset and snapshot options of startServer.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createApp } from "../src/app.ts";
-import { createDataSet } from "../src/dataset.ts";
-import { SEED_USERS } from "../src/resources/users.ts";
-import { SeedError } from "../src/seed.ts";
-import { startServer } from "../src/server.ts";
+import { createApp } from "../src/http/app.ts";
+import { createDataSet } from "../src/api/dataset.ts";
+import { SEED_USERS } from "../src/api/resources/users.ts";
+import { SeedError } from "../src/api/seed.ts";
+import { startServer } from "../src/http/server.ts";
 import { memoryData } from "./support/data.ts";
 import { call } from "./support/http.ts";
 

@@ -1,4 +1,4 @@
-// The Dockerfile: its facts, a .dockerignore true to it, and its two stages reproduced outside Docker, since no container engine runs here.
+// The Dockerfile: its facts, a .dockerignore true to it, and its stages reproduced outside a container engine (scripts/test-image.ts builds and runs the real image).
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -13,6 +13,8 @@ import { readListeningUrl, ROOT } from "./support/target.ts";
 const DOCKERFILE = readFileSync(join(ROOT, "Dockerfile"), "utf8");
 const STAGES = parseDockerfile(DOCKERFILE);
 const BUILD = STAGES.find((stage) => stage.name === "build");
+// What the runtime stage copies onto its base: /data, and on scratch node and its libraries.
+const FILES = STAGES.find((stage) => stage.name === "runtime-files");
 const RUNTIME = STAGES.at(-1)!;
 
 // Node.js LTS lines and the last day of their support (github.com/nodejs/Release). When a
@@ -42,12 +44,14 @@ function startCommand(stage: Stage): string[] {
   return command;
 }
 
-test("the Dockerfile pins one Node.js LTS image by its full version for both stages", () => {
+test("the Dockerfile pins one Node.js LTS image by its full version, and its runtime starts from scratch by default", () => {
   assert.ok(BUILD, "a stage is named build");
-  assert.equal(STAGES.length, 2);
-  for (const { image } of STAGES) assert.equal(image, RUNTIME.image, "both stages start from the same image");
-  const pinned = /^node:(\d+)\.\d+\.\d+(?:-[a-z0-9.-]+)?(?:@sha256:[0-9a-f]{64})?$/.exec(RUNTIME.image);
-  assert.ok(pinned, `${RUNTIME.image} names node:<major>.<minor>.<patch>`);
+  assert.ok(FILES, "a stage is named runtime-files");
+  assert.equal(STAGES.length, 3);
+  assert.equal(FILES.image, BUILD.image, "the build and the runtime's files come from the same image");
+  assert.equal(RUNTIME.image, "scratch", "RUNTIME_BASE is scratch unless a build argument says otherwise");
+  const pinned = /^node:(\d+)\.\d+\.\d+(?:-[a-z0-9.-]+)?(?:@sha256:[0-9a-f]{64})?$/.exec(BUILD.image);
+  assert.ok(pinned, `${BUILD.image} names node:<major>.<minor>.<patch>`);
   const end = LTS_ENDS[pinned[1]!];
   assert.ok(end, `Node.js ${pinned[1]} is not a supported LTS line; use one of ${Object.keys(LTS_ENDS).join(", ")}`);
   assert.ok(new Date().toISOString().slice(0, 10) <= end, `Node.js ${pinned[1]} reached its end of life on ${end}; move to a later LTS`);
@@ -101,7 +105,9 @@ test("docs/containers.md quotes the Dockerfile whole", () => {
 // The reproduction: each stage's image paths live under a folder of its own (`/app` is
 // <stage folder>/app). The build stage copies from the repository and runs its RUN lines,
 // except `npm ci`, which a link to the repository's node_modules (installed from the same
-// lock file) stands in for. The runtime stage copies from the build stage's folder only.
+// lock file) stands in for. runtime-files makes its folders and gives them to the image's
+// user; the host's node plays the node, libraries and users it copies for a scratch base.
+// The runtime stage copies from those two folders only, keeping owners as COPY --from does.
 // The image's `node` user is played by `nobody` when the tests run as root, or by the
 // user running them; PATH is the host's, since node lives elsewhere here than in the image.
 let folder = "";
@@ -112,16 +118,17 @@ before(() => {
   folder = mkdtempSync(join(tmpdir(), "rest-dockerfile-"));
   // mkdtemp makes the folder readable by its owner only; the unprivileged user reads it too.
   chmodSync(folder, 0o755);
-  const buildRoot = join(folder, "build");
-  reproduce(BUILD!, buildRoot, undefined);
-  runtime = reproduce(RUNTIME, join(folder, "runtime"), buildRoot);
+  const roots = { build: join(folder, "build"), "runtime-files": join(folder, "runtime-files") };
+  reproduce(BUILD!, roots.build, roots);
+  reproduce(FILES!, roots["runtime-files"], roots);
+  runtime = reproduce(RUNTIME, join(folder, "runtime"), roots);
 });
 
 after(() => {
   if (folder !== "") rmSync(folder, { recursive: true, force: true });
 });
 
-function reproduce(stage: Stage, root: string, buildRoot: string | undefined) {
+function reproduce(stage: Stage, root: string, roots: Record<string, string>) {
   let workdir = "/";
   const env: Record<string, string> = {};
   const inRoot = (path: string) => join(root, posix.resolve(workdir, path));
@@ -136,18 +143,26 @@ function reproduce(stage: Stage, root: string, buildRoot: string | undefined) {
       case "COPY": {
         const [destination, ...sources] = args.split(/\s+/).reverse();
         for (const source of sources.reverse()) {
-          const from = flags.from === undefined ? join(ROOT, source) : join(fromStage(flags.from, buildRoot), source);
+          const from = flags.from === undefined ? join(ROOT, source) : join(fromStage(flags.from, stage, roots), source);
           const isDir = statSync(from).isDirectory();
           // Docker copies a folder's contents, and a file into a destination ending in /.
           const target = !isDir && destination!.endsWith("/") ? join(inRoot(destination!), posix.basename(source)) : inRoot(destination!);
-          cpSync(from, target, { recursive: true });
+          if (flags.from === undefined) {
+            cpSync(from, target, { recursive: true });
+          } else {
+            // From another stage, files keep their owners (from the context they would be root's).
+            mkdirSync(isDir ? target : posix.dirname(target), { recursive: true });
+            execFileSync("cp", ["-a", isDir ? `${from}/.` : from, target]);
+          }
         }
         break;
       }
       case "RUN":
-        if (buildRoot === undefined) runInBuild(args, inRoot("."));
-        else runInRuntime(args, inRoot);
+        if (stage === BUILD) runInBuild(args, inRoot("."));
+        else if (!SCRATCH_FILES.test(args)) runInRuntime(args, inRoot);
         break;
+      case "ARG":
+        break; // RUNTIME_BASE: what the RUN for a scratch base reads
       case "ENV":
         Object.assign(env, envPairs(instruction));
         break;
@@ -164,10 +179,15 @@ function reproduce(stage: Stage, root: string, buildRoot: string | undefined) {
   return { workdir: inRoot("."), env, data: join(root, "data") };
 }
 
-function fromStage(name: string, buildRoot: string | undefined): string {
-  if (name !== "build" || buildRoot === undefined) throw new Error(`COPY --from=${name}: only the build stage is reproduced`);
-  return buildRoot;
+function fromStage(name: string, stage: Stage, roots: Record<string, string>): string {
+  const index = STAGES.findIndex((earlier) => earlier.name === name);
+  if (index === -1 || index >= STAGES.indexOf(stage) || roots[name] === undefined) throw new Error(`COPY --from=${name}: no earlier stage of that name is reproduced`);
+  return roots[name];
 }
+
+// runtime-files' RUN that copies node, its libraries and the users for a scratch base: the
+// host's node, on PATH, plays them here.
+const SCRATCH_FILES = /^if \[ "\$RUNTIME_BASE" = scratch \]; then /;
 
 function runInBuild(command: string, cwd: string): void {
   if (/^npm ci\b/.test(command)) {
@@ -181,8 +201,9 @@ function runInBuild(command: string, cwd: string): void {
 function runInRuntime(command: string, inRoot: (path: string) => string): void {
   for (const step of command.split("&&").map((part) => part.trim().split(/\s+/))) {
     const [name, ...args] = step;
-    if (name === "mkdir" && args.every((arg) => !arg.startsWith("-"))) {
-      for (const path of args) mkdirSync(inRoot(path));
+    if (name === "mkdir" && args.every((arg) => arg === "-p" || !arg.startsWith("-"))) {
+      const parents = args.includes("-p");
+      for (const path of args.filter((arg) => arg !== "-p")) mkdirSync(inRoot(path), { recursive: parents });
     } else if (name === "chown" && args[0] === "node:node") {
       for (const path of args.slice(1)) chownSync(inRoot(path), user.uid, user.gid);
     } else {

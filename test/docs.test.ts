@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
-import { ERROR_CATALOGUE } from "../src/errors.ts";
+import { ERROR_CATALOGUE } from "../src/api/errors.ts";
 import { readConfig, SETTINGS } from "../src/config.ts";
-import { startServer } from "../src/server.ts";
+import { startServer } from "../src/http/server.ts";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
@@ -43,12 +43,9 @@ test("every setting's shown default is what readConfig gives when nothing is set
 });
 
 test("the README's source tour names every file in src/", () => {
-  const files = [
-    ...readdirSync(new URL("../src/", import.meta.url)).filter((name) => name.endsWith(".ts")).map((name) => `src/${name}`),
-    ...["resources", "memory", "journal"].flatMap((folder) =>
-      readdirSync(new URL(`../src/${folder}/`, import.meta.url)).map((name) => `src/${folder}/${name}`),
-    ),
-  ];
+  const files = readdirSync(new URL("../src/", import.meta.url), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => `src/${name}`);
   for (const file of files) assert.ok(readme.includes(`\`${file}\``), `${file} is missing from the README`);
 });
 

@@ -1,7 +1,8 @@
-// White-box tests of src/errors.ts: the error catalogue and HttpError.
+// White-box tests of src/api/errors.ts and src/store/errors.ts: the error catalogue, HttpError and StoreError.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ERROR_CATALOGUE, HttpError, type ErrorCode } from "../src/errors.ts";
+import { ERROR_CATALOGUE, HttpError, type ErrorCode } from "../src/api/errors.ts";
+import { StoreError } from "../src/store/errors.ts";
 
 const CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
@@ -98,4 +99,10 @@ test("HttpError toBody leaves out headers and cause", () => {
     cause: new Error("internal detail"),
   }).toBody();
   assert.deepEqual(body, { message: "Method DELETE is not allowed on /users", code: "METHOD_NOT_ALLOWED" });
+});
+
+test("a StoreError's status is the one the catalogue gives its code", () => {
+  for (const code of ["STORE_FULL", "STORE_UNAVAILABLE"] as const) {
+    assert.equal(new StoreError(code, "x").status, ERROR_CATALOGUE[code].status, code);
+  }
 });

@@ -1,7 +1,7 @@
 // White-box tests of src/ids.ts: parseId reads path ids in base 10.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseId } from "../src/ids.ts";
+import { parseId } from "../src/api/ids.ts";
 
 test("parseId reads digits as a base-10 safe integer", () => {
   const cases: Array<[text: string, id: number]> = [

@@ -1,7 +1,7 @@
 // White-box tests of src/input.ts: whole numbers in digits, and text clipped for messages.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { clip, parseWholeNumber } from "../src/input.ts";
+import { clip, parseWholeNumber } from "../src/api/input.ts";
 
 test("parseWholeNumber reads base-10 digits up to Number.MAX_SAFE_INTEGER", () => {
   const cases: Array<[text: string, value: number]> = [

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { test } from "node:test";
-import { LINGER_MS, lingerOnClose } from "../src/linger.ts";
-import { startServer } from "../src/server.ts";
+import { LINGER_MS, lingerOnClose } from "../src/http/linger.ts";
+import { startServer } from "../src/http/server.ts";
 import { openSocket, readResponse } from "./support/raw.ts";
 
 test("LINGER_MS keeps a refused connection at most a second", () => {

@@ -2,24 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import {
-  compareCodePoints,
-  compareJson,
-  filterText,
-  linkHeader,
-  linkTarget,
-  type ListQuery,
-  listReply,
-  MAX_FILTERS,
-  MAX_SORT_KEYS,
-  matchesFilters,
-  readList,
-  readPage,
-  readSort,
-  selectPage,
-  sortRecords,
-  type Page,
-} from "../src/lists.ts";
+import { linkHeader, linkTarget, listReply, MAX_FILTERS, MAX_SORT_KEYS, readList, readPage, readSort } from "../src/api/lists.ts";
+import { compareCodePoints, compareJson, filterText, type ListQuery, matchesFilters, selectPage, sortRecords, type Page } from "../src/store/query.ts";
 
 test("readPage reads limit and offset as non-negative base-10 integers with defaults", () => {
   const cases: Array<[query: string, page: Page]> = [

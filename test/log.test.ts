@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { test } from "node:test";
-import { type AccessEntry, createLogger, type LogFormat } from "../src/log.ts";
+import { type AccessEntry, createLogger, type LogFormat } from "../src/ops/log.ts";
 
 const ENTRY: AccessEntry = {
   method: "GET",

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { test } from "node:test";
-import { startServer } from "../src/server.ts";
+import { startServer } from "../src/http/server.ts";
 import { call } from "./support/http.ts";
 import { openSocket, readResponse } from "./support/raw.ts";
 import { readListeningUrl } from "./support/target.ts";

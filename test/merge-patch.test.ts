@@ -1,7 +1,7 @@
 // White-box tests of merge-patch.ts: RFC 7396's algorithm, its Appendix A, and that nothing given is modified.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { applyMergePatch } from "../src/merge-patch.ts";
+import { applyMergePatch } from "../src/api/merge-patch.ts";
 
 // RFC 7396, Appendix A, every example: original, patch, result.
 const APPENDIX_A: Array<[unknown, unknown, unknown]> = [

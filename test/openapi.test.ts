@@ -3,11 +3,12 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { apiRoutes, openApiDocument } from "../src/app.ts";
-import { ERROR_CATALOGUE } from "../src/errors.ts";
-import type { Ref, ResponseDoc, Schema } from "../src/openapi-components.ts";
-import { DOCUMENTED_METHODS as METHODS, openApiPath, type OperationDoc } from "../src/openapi.ts";
-import { emailAddress, nonEmptyString, type Rule } from "../src/validate.ts";
+import { apiRoutes, openApiDocument } from "../src/http/app.ts";
+import { ERROR_CATALOGUE } from "../src/api/errors.ts";
+import type { Ref, ResponseDoc } from "../src/openapi/components.ts";
+import type { Schema } from "../src/api/handler.ts";
+import { DOCUMENTED_METHODS as METHODS, openApiPath, type OperationDoc } from "../src/openapi/document.ts";
+import { emailAddress, nonEmptyString, type Rule } from "../src/api/validate.ts";
 
 const OPENAPI_DOCUMENT = openApiDocument();
 

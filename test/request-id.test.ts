@@ -1,7 +1,7 @@
 // White-box tests of src/request-id.ts: which incoming ids are kept, and the ids made.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { newRequestId, requestIdOf } from "../src/request-id.ts";
+import { newRequestId, requestIdOf } from "../src/http/request-id.ts";
 
 test("requestIdOf keeps a sane X-Request-Id: 1 to 128 letters, digits or -_.:+=/", () => {
   for (const id of ["a", "checkout-42", "0f8fad5b-d9cb-469f-a165-70867728950e", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "dGVzdA==", "a/b+c:d.e_f", "x".repeat(128)]) {

@@ -1,7 +1,7 @@
 // White-box tests of src/resource.ts: the one collection design's rules, called directly over a memory store without a socket.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { HttpError } from "../src/errors.ts";
+import { HttpError } from "../src/api/errors.ts";
 import { memoryData } from "./support/data.ts";
 
 test("createRecord gives a user the count + 1, or the body's id, and refuses a taken id with 409", () => {

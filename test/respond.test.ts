@@ -4,8 +4,8 @@ import { once } from "node:events";
 import { get, STATUS_CODES, type IncomingMessage } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { test } from "node:test";
-import { ERROR_CATALOGUE, type ErrorCode } from "../src/errors.ts";
-import { internalErrorReply, JSON_TYPE, rawErrorResponse } from "../src/respond.ts";
+import { ERROR_CATALOGUE, type ErrorCode } from "../src/api/errors.ts";
+import { internalErrorReply, JSON_TYPE, rawErrorResponse } from "../src/http/respond.ts";
 
 const CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 

@@ -1,7 +1,8 @@
 // White-box tests of src/router.ts: route matching, Allow headers, pathOf and compile-time checks.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createRouter as createRouterWithPatterns, pathOf, type Match, type Matcher, type Route } from "../src/router.ts";
+import { createRouter as createRouterWithPatterns, pathOf, type Match, type Matcher } from "../src/http/router.ts";
+import { type Route } from "../src/api/handler.ts";
 
 /** The router, with the matched pattern left out of its answers: most tests here are about the rest (the pattern has its own test). */
 function createRouter<H>(routes: readonly Route<H>[]): (method: string, url: string) => Match<H> {

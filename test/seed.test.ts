@@ -1,8 +1,8 @@
 // White-box tests of src/seed.ts: a seed is checked by the API's rules, every problem reported at once.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createDataSet } from "../src/dataset.ts";
-import { checkSeed, SeedError } from "../src/seed.ts";
+import { createDataSet } from "../src/api/dataset.ts";
+import { checkSeed, SeedError } from "../src/api/seed.ts";
 
 const { resources } = createDataSet();
 const AT = "2026-01-31T09:30:00.000Z";

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { test } from "node:test";
-import { TIMEOUTS } from "../src/config.ts";
-import { type RunningServer, startServer } from "../src/server.ts";
+import { TIMEOUTS } from "../src/http/server.ts";
+import { type RunningServer, startServer } from "../src/http/server.ts";
 import { call } from "./support/http.ts";
 import { closed, openSocket, rawRequest, readResponse, responseReader } from "./support/raw.ts";
 

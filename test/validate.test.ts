@@ -1,7 +1,7 @@
 // White-box tests of src/validate.ts: each member rule and checkFields for creates and updates.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkFields, emailAddress, nonEmptyString, positiveSafeInteger, type FieldSpec } from "../src/validate.ts";
+import { checkFields, emailAddress, nonEmptyString, positiveSafeInteger, type FieldSpec } from "../src/api/validate.ts";
 
 const NOT_A_STRING = "must be a non-empty string";
 const NOT_AN_EMAIL = "must be an e-mail address such as name@example.com";

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { readConfig } from "../../src/config.ts";
-import { type RunningServer, startServer } from "../../src/server.ts";
+import { type RunningServer, startServer } from "../../src/http/server.ts";
 import { call } from "../support/http.ts";
 
 // The system's Chromium; a browser is never downloaded.

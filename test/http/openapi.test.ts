@@ -1,9 +1,9 @@
 // Black-box tests of GET /openapi.json: the document served as JSON, HEAD, OPTIONS and 405 like any path, and its examples.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { apiRoutes, openApiDocument } from "../../src/app.ts";
-import type { Schema } from "../../src/openapi-components.ts";
-import { DOCUMENTED_METHODS } from "../../src/openapi.ts";
+import { apiRoutes, openApiDocument } from "../../src/http/app.ts";
+import type { Schema } from "../../src/api/handler.ts";
+import { DOCUMENTED_METHODS } from "../../src/openapi/document.ts";
 import { assertJsonHeaders, call, suiteHeaders } from "../support/http.ts";
 import { fresh } from "../support/target.ts";
 

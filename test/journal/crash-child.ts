@@ -5,10 +5,10 @@
 // after that many entries, closes the journal and releases the lock.
 import { writeSync } from "node:fs";
 import process from "node:process";
-import { openJournal } from "../../src/journal/journal.ts";
-import { acquireLock, LockedError } from "../../src/journal/lock.ts";
-import { applyEntry, copyState, emptyState } from "../../src/journal/state.ts";
-import type { JournalEntry } from "../../src/journal/format.ts";
+import { openJournal } from "../../src/store/journal/journal.ts";
+import { acquireLock, LockedError } from "../../src/store/journal/lock.ts";
+import { applyEntry, copyState, emptyState } from "../../src/store/journal/state.ts";
+import type { JournalEntry } from "../../src/store/journal/format.ts";
 
 const [dir, limitArg] = process.argv.slice(2);
 if (dir === undefined) throw new TypeError("Name a data directory");

@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { before, test } from "node:test";
 import { ensureTestedRuntimes, testedRuntimes } from "../support/runtimes.ts";
-import { loadDataDir } from "../../src/journal/load.ts";
+import { loadDataDir } from "../../src/store/journal/load.ts";
 import { childCommand, RUNTIMES, tempDir } from "./support.ts";
 
 // Bounded: a few cycles per runtime keep the whole file to a few seconds.

@@ -1,7 +1,7 @@
 // White-box tests of src/journal/crc32.ts: the standard check values, and agreement with zlib's CRC-32.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { crc32 } from "../../src/journal/crc32.ts";
+import { crc32 } from "../../src/store/journal/crc32.ts";
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 

@@ -1,6 +1,6 @@
 // A server embedded with startServer on DATA_DIR, as a program of one's own would run it: prints
 // its URL, a line when a write cannot be kept, and closes when its standard input ends.
-import { startServer } from "../../src/server.ts";
+import { startServer } from "../../src/http/server.ts";
 
 const running = await startServer({
   dataDir: process.env.DATA_DIR!,

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { JournalDamageError } from "../../src/journal/damage.ts";
-import { decodeLine, encodeEntry, encodeLine, isEntry, scanJournal } from "../../src/journal/format.ts";
+import { JournalDamageError } from "../../src/store/journal/damage.ts";
+import { decodeLine, encodeEntry, encodeLine, isEntry, scanJournal } from "../../src/store/journal/format.ts";
 import { putUser, tempDir } from "./support.ts";
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);

@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { JournalEntry } from "../../src/journal/format.ts";
-import { openJournal, type JournalOptions } from "../../src/journal/journal.ts";
-import { loadDataDir } from "../../src/journal/load.ts";
-import { SNAPSHOT_TEMP_FILE } from "../../src/journal/snapshot.ts";
-import { applyEntry, copyState, emptyState, type DataState } from "../../src/journal/state.ts";
+import type { JournalEntry } from "../../src/store/journal/format.ts";
+import { openJournal, type JournalOptions } from "../../src/store/journal/journal.ts";
+import { loadDataDir } from "../../src/store/journal/load.ts";
+import { SNAPSHOT_TEMP_FILE } from "../../src/store/journal/snapshot.ts";
+import { applyEntry, copyState, emptyState, type DataState } from "../../src/store/journal/state.ts";
 import { plain, tempDir } from "./support.ts";
 
 /** Opens a journal over a state the test changes as the store will: apply, then append in the same step. */

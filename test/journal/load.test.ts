@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { JournalDamageError } from "../../src/journal/damage.ts";
-import { encodeEntry, type JournalEntry } from "../../src/journal/format.ts";
-import { journalName, loadDataDir } from "../../src/journal/load.ts";
-import { SNAPSHOT_TEMP_FILE, writeSnapshot } from "../../src/journal/snapshot.ts";
-import { applyEntry, copyState, emptyState } from "../../src/journal/state.ts";
+import { JournalDamageError } from "../../src/store/journal/damage.ts";
+import { encodeEntry, type JournalEntry } from "../../src/store/journal/format.ts";
+import { journalName, loadDataDir } from "../../src/store/journal/load.ts";
+import { SNAPSHOT_TEMP_FILE, writeSnapshot } from "../../src/store/journal/snapshot.ts";
+import { applyEntry, copyState, emptyState } from "../../src/store/journal/state.ts";
 import { plain, putUser, tempDir } from "./support.ts";
 
 function journal(dir: string, generation: number, entries: JournalEntry[], tail: Uint8Array = new Uint8Array()): void {

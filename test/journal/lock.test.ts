@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { acquireLock, LOCK_FILE, LockedError } from "../../src/journal/lock.ts";
+import { acquireLock, LOCK_FILE, LockedError } from "../../src/store/journal/lock.ts";
 import { tempDir } from "./support.ts";
 
 test("acquireLock creates the lock with this pid, and release removes it once", (t) => {

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
-import { type RunningServer, startServer } from "../../src/server.ts";
+import { type RunningServer, startServer } from "../../src/http/server.ts";
 import { call } from "../support/http.ts";
 import { closeFirst, tempDir } from "../support/temp.ts";
 

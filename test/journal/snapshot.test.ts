@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { JournalDamageError } from "../../src/journal/damage.ts";
-import { encodeLine } from "../../src/journal/format.ts";
-import { readSnapshot, SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE, writeSnapshot } from "../../src/journal/snapshot.ts";
-import { applyEntry, emptyState } from "../../src/journal/state.ts";
+import { JournalDamageError } from "../../src/store/journal/damage.ts";
+import { encodeLine } from "../../src/store/journal/format.ts";
+import { readSnapshot, SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE, writeSnapshot } from "../../src/store/journal/snapshot.ts";
+import { applyEntry, emptyState } from "../../src/store/journal/state.ts";
 import { plain, tempDir } from "./support.ts";
 
 function sample() {

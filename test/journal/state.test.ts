@@ -1,7 +1,7 @@
 // White-box tests of src/journal/state.ts: replaying effects restores records, order, versions, revisions and highest ids.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { applyEntry, copyState, emptyState } from "../../src/journal/state.ts";
+import { applyEntry, copyState, emptyState } from "../../src/store/journal/state.ts";
 import { plain } from "./support.ts";
 
 test("applyEntry puts, replaces in place, deletes and clears as a Collection does", () => {

@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { defineData } from "../../src/dataset.ts";
-import { JournalDamageError } from "../../src/journal/damage.ts";
-import { openJournalStore } from "../../src/journal/store.ts";
-import { createRecord } from "../../src/resource.ts";
-import { startServer } from "../../src/server.ts";
+import { defineData } from "../../src/api/dataset.ts";
+import { JournalDamageError } from "../../src/store/journal/damage.ts";
+import { openJournalStore } from "../../src/store/journal/store.ts";
+import { createRecord } from "../../src/api/records.ts";
+import { startServer } from "../../src/http/server.ts";
 import { call } from "../support/http.ts";
 import { closeFirst, tempDir } from "../support/temp.ts";
 

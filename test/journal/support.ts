@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { JournalEntry } from "../../src/journal/format.ts";
-import type { DataState } from "../../src/journal/state.ts";
+import type { JournalEntry } from "../../src/store/journal/format.ts";
+import type { DataState } from "../../src/store/journal/state.ts";
 import { runtimeBinary } from "../support/target.ts";
 
 /** A new empty directory, removed after the test. */

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { scanJournal } from "../../src/journal/format.ts";
-import { JournalWriter } from "../../src/journal/writer.ts";
+import { scanJournal } from "../../src/store/journal/format.ts";
+import { JournalWriter } from "../../src/store/journal/writer.ts";
 import { putUser, tempDir } from "./support.ts";
 
 test("JournalWriter.append resolves once written and synced, in order, and close leaves a clean journal", async (t) => {

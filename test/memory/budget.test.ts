@@ -1,13 +1,13 @@
 // White-box tests of the store's budget: what recordCost counts, and the memory store's limit.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineData } from "../../src/dataset.ts";
-import { HttpError } from "../../src/errors.ts";
-import { readList } from "../../src/lists.ts";
-import { DEFAULT_STORE_LIMIT, formatBytes, recordCost } from "../../src/memory/budget.ts";
-import { createMemoryStore, StoreLimitError } from "../../src/memory/store.ts";
-import { createRecord, deleteRecord, updateRecord } from "../../src/resource.ts";
-import type { Seed } from "../../src/seed.ts";
+import { defineData } from "../../src/api/dataset.ts";
+import { StoreError } from "../../src/store/errors.ts";
+import { readList } from "../../src/api/lists.ts";
+import { DEFAULT_STORE_LIMIT, formatBytes, recordCost } from "../../src/store/memory/budget.ts";
+import { createMemoryStore, StoreLimitError } from "../../src/store/memory/store.ts";
+import { createRecord, deleteRecord, updateRecord } from "../../src/api/records.ts";
+import type { Seed } from "../../src/store/records.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
 const ALL = readList(new URLSearchParams());
@@ -62,7 +62,7 @@ test("a create past the limit -> 507 STORE_FULL naming the limit, nothing stored
       refusal = error;
     }
   }
-  assert.ok(refusal instanceof HttpError);
+  assert.ok(refusal instanceof StoreError);
   assert.equal(refusal.status, 507);
   assert.equal(refusal.code, "STORE_FULL");
   assert.equal(refusal.message, "The store is full: this write would take the records past STORE_LIMIT (3.9 KiB); delete records to make room");

@@ -1,7 +1,7 @@
 // White-box tests of src/memory/collection.ts: Collection id policies and paging, ChildIndex, takePage.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ChildIndex, Collection, takePage, type StoredRecord } from "../../src/memory/collection.ts";
+import { ChildIndex, Collection, takePage, type StoredRecord } from "../../src/store/memory/collection.ts";
 
 function ids(records: readonly StoredRecord[]): number[] {
   return records.map((record) => record.id);

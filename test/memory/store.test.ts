@@ -1,14 +1,15 @@
 // White-box tests of src/memory/store.ts: answers at once without a journal; with one, each write kept before it is answered.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineData } from "../../src/dataset.ts";
-import { HttpError } from "../../src/errors.ts";
-import type { JournalEntry } from "../../src/journal/format.ts";
-import { readList } from "../../src/lists.ts";
-import { createMemoryStore } from "../../src/memory/store.ts";
-import { createRecord, deleteRecord, updateRecord } from "../../src/resource.ts";
-import type { Seed } from "../../src/seed.ts";
-import type { Awaitable } from "../../src/store.ts";
+import { defineData } from "../../src/api/dataset.ts";
+import { HttpError } from "../../src/api/errors.ts";
+import type { JournalEntry } from "../../src/store/journal/format.ts";
+import { readList } from "../../src/api/lists.ts";
+import { StoreError } from "../../src/store/errors.ts";
+import { createMemoryStore } from "../../src/store/memory/store.ts";
+import { createRecord, deleteRecord, updateRecord } from "../../src/api/records.ts";
+import type { Seed } from "../../src/store/records.ts";
+import type { Awaitable } from "../../src/store/seam.ts";
 import { now } from "../support/data.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
@@ -149,7 +150,7 @@ test("a write that cannot be kept is answered 503, and from then on the store an
   const read = users.read(1);
   assert.equal(store.ready(), true);
   pending[0]!.reject(new Error("EIO: i/o error, fdatasync"));
-  const unavailable = (error: unknown) => error instanceof HttpError && error.code === "STORE_UNAVAILABLE" && error.status === 503;
+  const unavailable = (error: unknown) => error instanceof StoreError && error.code === "STORE_UNAVAILABLE" && error.status === 503;
   await assert.rejects(Promise.resolve(lost), unavailable);
   await assert.rejects(Promise.resolve(read), unavailable);
   assert.equal(store.ready(), false);

@@ -1,7 +1,7 @@
 // White-box tests of src/memory/versions.ts: versions by id, in the array and past it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Versions } from "../../src/memory/versions.ts";
+import { Versions } from "../../src/store/memory/versions.ts";
 
 test("Versions gives back what was set, and nothing for an id never set or deleted", () => {
   const versions = new Versions();

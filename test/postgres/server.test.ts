@@ -2,10 +2,10 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, test } from "node:test";
-import { DatabaseError, openDatabaseStore, redact } from "../../src/database.ts";
-import { defineData } from "../../src/dataset.ts";
-import { SeedError } from "../../src/seed.ts";
-import { type RunningServer, startServer } from "../../src/server.ts";
+import { DatabaseError, openDatabaseStore, redact } from "../../src/store/database.ts";
+import { defineData } from "../../src/api/dataset.ts";
+import { SeedError } from "../../src/api/seed.ts";
+import { type RunningServer, startServer } from "../../src/http/server.ts";
 import { call } from "../support/http.ts";
 import { type Cluster, startCluster } from "../support/postgres.ts";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { helpText } from "../../src/config.ts";
-import { VERSION } from "../../src/version.ts";
+import { VERSION } from "../../src/ops/version.ts";
 import { call } from "../support/http.ts";
 import { processMode, runToExit } from "../support/process.ts";
 import { serverCommand, spawnTarget } from "../support/target.ts";

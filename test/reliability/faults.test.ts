@@ -1,7 +1,7 @@
 // Connection faults in bulk: afterwards the server holds no socket, handle or timer more than before, and serves on.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startServer } from "../../src/server.ts";
+import { startServer } from "../../src/http/server.ts";
 import { addLargeUsers, runFaults, settle } from "./faults.ts";
 import { ConnectionCounter, measure, megabytes } from "./resources.ts";
 import { readSeed } from "./seed.ts";

@@ -1,7 +1,7 @@
 // Generated hostile requests over raw sockets: never a 5xx, never a cut answer, always a catalogued JSON error.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startServer } from "../../src/server.ts";
+import { startServer } from "../../src/http/server.ts";
 import { call } from "../support/http.ts";
 import { runHostile } from "./hostile.ts";
 import { readSeed } from "./seed.ts";

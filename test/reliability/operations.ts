@@ -2,7 +2,7 @@
 import { Agent, request as httpRequest } from "node:http";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import { startServer } from "../../src/server.ts";
+import { startServer } from "../../src/http/server.ts";
 import { checkEtag, type EtagLedger, newEtagLedger } from "./etags.ts";
 import { ApiModel, type Expected, type ModelRequest } from "./model.ts";
 

@@ -1,7 +1,7 @@
 // SIGTERM while keep-alive clients load the real entry point: no answer is cut, and the process exits 0 in time.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TIMEOUTS } from "../../src/config.ts";
+import { TIMEOUTS } from "../../src/http/server.ts";
 import { RUNTIMES, shutdownUnderLoad } from "./shutdown.ts";
 
 // RELIABILITY_RUNTIME=deno or bun runs the same test on that runtime (contract 8).

@@ -1,6 +1,6 @@
 // HTTP/1.1 responses read off a raw socket one by one, so a test can tell a whole answer from a cut one.
 import { connect, type Socket } from "node:net";
-import { ERROR_CATALOGUE } from "../../src/errors.ts";
+import { ERROR_CATALOGUE } from "../../src/api/errors.ts";
 
 /** One complete response as it came over the wire. */
 export type WireResponse = {

@@ -1,9 +1,10 @@
 // Calls the resource rules directly over a fresh memory store, checking on the way that the memory store answers at once.
 import assert from "node:assert/strict";
-import { createDataSet, type DataSetOptions } from "../../src/dataset.ts";
-import { createRecord, deleteRecord, listRecords, patchRecord, updateRecord, type WriteOptions } from "../../src/resource.ts";
-import type { CollectionName } from "../../src/seed.ts";
-import type { Awaitable, StoredRecord } from "../../src/store.ts";
+import { createDataSet, type DataSetOptions } from "../../src/api/dataset.ts";
+import { createRecord, deleteRecord, listRecords, patchRecord, updateRecord, type WriteOptions } from "../../src/api/records.ts";
+import type { CollectionName } from "../../src/store/records.ts";
+import type { Awaitable } from "../../src/store/seam.ts";
+import type { StoredRecord } from "../../src/store/records.ts";
 
 /** The value the memory store gave, which must not be a promise: its path stays synchronous. */
 export function now<T>(value: Awaitable<T>): T {

@@ -8,8 +8,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { INSTALL_COMMAND, type Runtime, runtimePath } from "../../scripts/install-runtimes.ts";
 import { readConfig, readSeedFile } from "../../src/config.ts";
-import type { Seed } from "../../src/seed.ts";
-import { startServer } from "../../src/server.ts";
+import type { Seed } from "../../src/store/records.ts";
+import { startServer } from "../../src/http/server.ts";
 import { createTestDatabase } from "./postgres.ts";
 import { alternate } from "./proxy.ts";
 

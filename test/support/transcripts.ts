@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, type IncomingMessage, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningServer, type ServerOptions, startServer } from "../../src/server.ts";
+import { type RunningServer, type ServerOptions, startServer } from "../../src/http/server.ts";
 import { ROOT } from "./target.ts";
 
 /** The documents whose console blocks are transcripts, relative to the repository. */
@@ -396,10 +396,17 @@ function portless(lines: string[]): string[] {
  * It either ends (its output is the answer) or says it is listening: then its first line
  * is the answer, with the port it chose, and it is stopped.
  */
+/** The coverage collector's variable, passed on when set (c8 sets it). */
+function coverage(): Record<string, string> {
+  return process.env.NODE_V8_COVERAGE === undefined ? {} : { NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE };
+}
+
 async function runCommand(args: string[], folder: string): Promise<string[]> {
   const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, "src/main.ts"), ...args], {
     cwd: folder,
-    env: { PATH: process.env.PATH ?? "" },
+    // The repository's tsconfig, not the folder's (it has none): the source compiles as in every other
+    // process, so that coverage gathered from all of them lines up.
+    env: { PATH: process.env.PATH ?? "", TSX_TSCONFIG_PATH: join(ROOT, "tsconfig.json"), ...coverage() },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -7,7 +7,8 @@ import type {
   DatabaseStoreOptions,
   ListQuery,
   ListView,
-  Resource,
+  CollectionDefinition,
+  Collections,
   Snapshot,
   Store,
   StoredRecord,
@@ -128,7 +129,7 @@ async function load(client: Client, options: DatabaseStoreOptions, revisions: Ma
 /** The store over an initialised database. */
 function createStore(pool: pg.Pool, epochs: Map<string, string>, options: DatabaseStoreOptions): Store {
   const { resources, entityTag, unavailable } = options;
-  const all = Object.values(resources) as Resource[];
+  const all = Object.values(resources) as CollectionDefinition[];
 
   const down = (error: unknown): Error =>
     unavailable(`The database cannot be used now (${describe(error)}); retry shortly, and read first where a write may have been kept`);
@@ -182,7 +183,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
   const collections = new Map<string, CollectionStore>();
   for (const resource of all) collections.set(resource.name, collectionStore(resource));
 
-  function collectionStore(resource: Resource): CollectionStore {
+  function collectionStore(resource: CollectionDefinition): CollectionStore {
     const { name } = resource;
     const epoch = epochs.get(name)!;
     const parent = resource.parent;
@@ -372,7 +373,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
 type ListRow = { revision: string; total: string; found: boolean; items: string };
 
 /** Deletes the records below the given ones, depth first, counting them by collection. */
-async function removeChildren(client: Client, resource: Resource, ids: number[], removed: Map<string, number>): Promise<void> {
+async function removeChildren(client: Client, resource: CollectionDefinition, ids: number[], removed: Map<string, number>): Promise<void> {
   for (const child of resource.children) {
     const { rows } = await client.query<{ id: string }>({
       name: "rest_delete_children",
@@ -385,7 +386,7 @@ async function removeChildren(client: Client, resource: Resource, ids: number[],
 }
 
 /** A resource and every resource below it, parents first. */
-function descendants(resource: Resource): Resource[] {
+function descendants(resource: CollectionDefinition): CollectionDefinition[] {
   return [resource, ...resource.children.flatMap(descendants)];
 }
 

@@ -1,7 +1,7 @@
 // The model-based tests across two server processes on one PostgreSQL database, each request on a new connection to the next process.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startServer } from "../../../src/server.ts";
+import { startServer } from "../../../src/http/server.ts";
 import { runModel } from "../../reliability/operations.ts";
 import { readSeed } from "../../reliability/seed.ts";
 import { type Cluster, startCluster } from "../../support/postgres.ts";

@@ -1,0 +1,52 @@
+// The data of one instance: its four resources, its starting records, and the store that holds them.
+import { DEFAULT_STORE_LIMIT } from "../store/memory/budget.ts";
+import { createMemoryStore, type MemoryStore } from "../store/memory/store.ts";
+import type { Resource } from "./resource.ts";
+import { definePostFamily } from "./resources/posts.ts";
+import { defineUsers, SEED_USERS } from "./resources/users.ts";
+import { checkSeed } from "./seed.ts";
+import { type COLLECTIONS, type Seed, type SeedRecords } from "../store/records.ts";
+import type { Store } from "../store/seam.ts";
+
+/** Options of createDataSet. */
+export type DataSetOptions = {
+  /** The records to start with; the two seeded users when absent. */
+  seed?: Seed;
+  /** Where `createdAt` comes from; the current time by default. */
+  clock?: () => Date;
+  /** The most the records may cost, in bytes (DEFAULT_STORE_LIMIT by default); see the memory store's `limit`. */
+  storeLimit?: number;
+};
+
+/** The four resources of an instance, as described to the routes and the stores. */
+export type Resources = Record<(typeof COLLECTIONS)[number], Resource>;
+
+/** One instance's resources and the store behind them. */
+export type DataSet = { resources: Resources; store: Store };
+
+/** The resources, and the starting records (the seed, checked first: a SeedError names every problem, or the two seeded users). */
+export function defineData(options: DataSetOptions = {}): { resources: Resources; starting: SeedRecords } {
+  const { clock } = options;
+  if (clock !== undefined && typeof clock !== "function") throw new TypeError("clock must be a function that returns a Date");
+  const users = defineUsers();
+  const { posts, comments, replies } = definePostFamily({ clock });
+  const resources = { users, posts, comments, replies };
+  const starting: SeedRecords =
+    options.seed === undefined
+      ? { users: SEED_USERS.map((user) => ({ ...user })), posts: [], comments: [], replies: [] }
+      : checkSeed(options.seed, resources);
+  return { resources, starting };
+}
+
+/** Creates the resources of one instance over a fresh memory store, loaded with the seed or the two seeded users. */
+export function createDataSet(options: DataSetOptions = {}): DataSet & { store: MemoryStore } {
+  const { resources, starting } = defineData(options);
+  return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }) };
+}
+
+/** A store limit as given, the default when absent, or a TypeError. */
+export function checkStoreLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_STORE_LIMIT;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new TypeError("storeLimit must be a positive whole number of bytes");
+  return limit;
+}

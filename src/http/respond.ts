@@ -1,0 +1,110 @@
+// The only code that writes responses: JSON bodies with exact headers, errors, raw socket answers.
+import type { ServerResponse } from "node:http";
+import { STATUS_CODES } from "node:http";
+import { ERROR_CATALOGUE, type ErrorCode } from "../api/errors.ts";
+import type { Reply } from "../api/reply.ts";
+import { writeInPieces } from "./pieces.ts";
+
+/** The media type of every body this service sends. */
+export const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * How a reply is written: without a body for HEAD, with `Connection: close` when asked,
+ * and with `headers`, a flat [name, value, ...] list every answer to this request
+ * carries whatever the reply (the CORS headers).
+ */
+export type SendOptions = { head?: boolean; close?: boolean; headers?: readonly string[]; requestId?: string };
+
+/**
+ * Writes a reply as JSON with Content-Type and an exact Content-Length; 204 and 304 have
+ * neither. Returns the body bytes written (0 for HEAD, 204 and 304), or -1 when nothing could
+ * be written: the client has gone, or an answer has begun already.
+ */
+export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}): number {
+  // A client that hung up has no socket to write to; writing would only raise.
+  if (res.destroyed || res.headersSent) return -1;
+  // Built here rather than by headerList: a call per answer that V8 does not inline (docs/benchmarks.md).
+  const headers: Array<string | number> = [];
+  if (reply.headers !== undefined) {
+    for (const name in reply.headers) headers.push(name, reply.headers[name]!);
+  }
+  if (reply.etag !== undefined) headers.push("etag", reply.etag);
+  const shared = options.headers;
+  if (shared !== undefined) for (let i = 0; i < shared.length; i++) headers.push(shared[i]!);
+  if (options.requestId !== undefined) headers.push("x-request-id", options.requestId);
+  if (options.close) headers.push("connection", "close");
+  // 204 and 304 never have a body (RFC 9110, sections 15.3.5 and 15.4.5).
+  if (reply.status === 204 || reply.status === 304 || (reply.body === undefined && reply.json === undefined)) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return 0;
+  }
+  const text = reply.json ?? JSON.stringify(reply.body);
+  const length = Buffer.byteLength(text);
+  headers.push("content-type", reply.type ?? JSON_TYPE, "content-length", length);
+  res.writeHead(reply.status, headers);
+  // HEAD gets the same status and headers as GET, and no body (contract 2).
+  if (options.head) {
+    res.end();
+    return 0;
+  }
+  res.end(text);
+  return length;
+}
+
+/**
+ * A reply's headers as one flat [name, value, name, value, ...] list, which node:http walks
+ * by index; a copied object would be built, then walked with for-in (docs/benchmarks.md).
+ * send() builds the same list inline.
+ */
+function headerList(reply: Reply, options: SendOptions): Array<string | number> {
+  const headers: Array<string | number> = [];
+  if (reply.headers !== undefined) {
+    for (const name in reply.headers) headers.push(name, reply.headers[name]!);
+  }
+  if (reply.etag !== undefined) headers.push("etag", reply.etag);
+  const shared = options.headers;
+  if (shared !== undefined) for (let i = 0; i < shared.length; i++) headers.push(shared[i]!);
+  if (options.requestId !== undefined) headers.push("x-request-id", options.requestId);
+  if (options.close) headers.push("connection", "close");
+  return headers;
+}
+
+/**
+ * Writes a list reply whose text is too long to make at once in pieces (pieces.ts), with the
+ * headers send() would give it; `done` is told the body bytes written, or -1.
+ */
+export function sendInPieces(res: ServerResponse, reply: Reply, items: readonly unknown[], options: SendOptions, done: (bytes: number) => void): void {
+  if (res.destroyed || res.headersSent) return done(-1);
+  const writeHead = (length: number) => {
+    const headers = headerList(reply, options);
+    headers.push("content-type", JSON_TYPE, "content-length", length);
+    res.writeHead(reply.status, headers);
+  };
+  writeInPieces(res, items, { head: options.head === true, writeHead }, done);
+}
+
+/**
+ * The reply for an unexpected failure: no stack and no internals reach the client, only
+ * the request's id, which a person can quote to find the logged error.
+ */
+export function internalErrorReply(requestId: string): Reply {
+  return { status: 500, body: { message: "Internal server error", code: "INTERNAL_ERROR", requestId } };
+}
+
+/**
+ * A whole HTTP/1.1 error response as bytes, for answering on a raw socket when the
+ * HTTP parser rejected the request (or it timed out) and no ServerResponse exists.
+ */
+export function rawErrorResponse(code: ErrorCode, message: string, requestId: string): string {
+  const { status } = ERROR_CATALOGUE[code];
+  const text = JSON.stringify({ message, code });
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\n` +
+    `X-Request-Id: ${requestId}\r\n` +
+    `Content-Type: ${JSON_TYPE}\r\n` +
+    `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+    "Connection: close\r\n\r\n" +
+    text
+  );
+}

@@ -1,0 +1,415 @@
+// startServer: an isolated instance on a port, with time-outs, graceful shutdown and raw-socket errors.
+import { createServer, type IncomingMessage, type RequestListener, type Server, ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import { type Api, type AppOptions, checkLogFormat, createApi, recordMetrics } from "./app.ts";
+import { ERROR_CATALOGUE, type ErrorCode, HttpError } from "../api/errors.ts";
+import { clip } from "../api/input.ts";
+import { refuseUnknownOptions } from "../api/options.ts";
+import { isPostgresUrl, openDatabaseStore } from "../store/database.ts";
+import { checkStoreLimit, createDataSet, type DataSet, defineData } from "../api/dataset.ts";
+import { tokenCheck } from "./access.ts";
+import { openJournalStore } from "../store/journal/store.ts";
+import { FSYNC_POLICIES, type FsyncPolicy } from "../store/journal/writer.ts";
+import { type Logger, createLogger } from "../ops/log.ts";
+import type { Metrics } from "../ops/metrics.ts";
+import { requestIdOf } from "./request-id.ts";
+import { rawErrorResponse } from "./respond.ts";
+import type { Snapshot } from "../store/records.ts";
+import type { Store } from "../store/seam.ts";
+
+/** The defaults of the time-outs, in milliseconds (contract 7). */
+export const TIMEOUTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  shutdownTimeout: 8_000,
+} as const;
+
+/** Options of startServer; every one has a default. Times are in milliseconds. */
+export type ServerOptions = Omit<AppOptions, "isDraining"> & {
+  /** The port to listen on; 0 (the default) picks a free one. */
+  port?: number;
+  /** The address to listen on; `127.0.0.1` by default, `0.0.0.0` in containers. */
+  host?: string;
+  /** A connection must deliver its complete headers within this time (10 s). */
+  headersTimeout?: number;
+  /** A connection must deliver its complete request within this time (30 s). */
+  requestTimeout?: number;
+  /** An idle keep-alive connection is closed after this time (5 s). */
+  keepAliveTimeout?: number;
+  /** Connections still busy this long after shutdown began are cut (8 s, inside a container's 10 s grace). */
+  shutdownTimeout?: number;
+  /**
+   * A directory to keep the data in, across restarts and crashes (created if missing):
+   * every write is journaled there and made durable before it is answered. Memory only when absent.
+   */
+  dataDir?: string;
+  /**
+   * A PostgreSQL URL (`postgres://user:password@host:5432/name`): the data lives in that
+   * database, shared by every server on it, through the optional package
+   * rest-reference-server-postgres (a DatabaseError if it is not installed or the database
+   * cannot be used). Not with `dataDir`.
+   */
+  databaseUrl?: string;
+  /** With `dataDir`: `always` (the default) syncs before each answer, `interval` at most once a second. */
+  fsync?: FsyncPolicy;
+  /** With `dataDir`: the journal length in bytes past which it is compacted into a snapshot (64 MiB). */
+  compactBytes?: number;
+  /** Where notices go, one line each (a torn journal tail dropped, a seed not loaded); stderr by default, in `logFormat`. */
+  logWarning?: (line: string) => void;
+  /**
+   * Told once when a write could not be kept (a journal write or sync failed). The server
+   * then answers 503 to requests for data and `/readyz`; the command line exits 1. Logged by default.
+   */
+  onStoreFailure?: (error: Error) => void;
+};
+
+// Every name ServerOptions has, so that a misspelt option is refused instead of ignored.
+const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
+  allowedHosts: true,
+  authTokens: true,
+  authTokensFile: true,
+  readOnly: true,
+  storeLimit: true,
+  port: true,
+  host: true,
+  bodyLimit: true,
+  corsOrigins: true,
+  logError: true,
+  logFormat: true,
+  metrics: true,
+  seed: true,
+  clock: true,
+  headersTimeout: true,
+  requestTimeout: true,
+  keepAliveTimeout: true,
+  shutdownTimeout: true,
+  dataDir: true,
+  databaseUrl: true,
+  fsync: true,
+  compactBytes: true,
+  logWarning: true,
+  onStoreFailure: true,
+};
+
+/** A listening instance: where it is, what it holds, and how to stop it. */
+export type RunningServer = {
+  /** The base URL, such as `http://127.0.0.1:41234`. */
+  url: string;
+  port: number;
+  server: Server;
+  /** Puts every collection back to the starting records (the seed, or the two seeded users); id sequences start again. */
+  reset: () => Promise<void>;
+  /** A deep copy of every record the instance holds, by collection, in creation order. */
+  snapshot: () => Promise<Snapshot>;
+  /** Stops accepting, lets in-flight requests finish, and resolves once every connection is gone and the data is kept. */
+  close: () => Promise<void>;
+};
+
+/**
+ * Starts an isolated instance with its own fresh data: the seed's records, or the
+ * two seeded users; or, with `dataDir`, the data kept there. In a test:
+ * `const api = await startServer(); ... await api.close();`
+ * A misspelt option is a TypeError, and a seed that breaks the API's rules a SeedError;
+ * a data directory in use is a LockedError, and a damaged one a JournalDamageError.
+ */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
+  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, clock, ...rest } = options;
+  const { allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, ...stored } = rest;
+  const logger = createLogger(checkLogFormat(logFormat));
+  const { dataDir, databaseUrl, fsync, compactBytes, logWarning = logger.warn, onStoreFailure, ...times } = stored;
+  const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
+  // Node refuses a headers time-out longer than the request time-out, and so would the contract.
+  const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
+  const keepAliveTimeout = times.keepAliveTimeout ?? TIMEOUTS.keepAliveTimeout;
+  const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
+  const state = { draining: false };
+  const access = { allowedHosts, authTokens, authTokensFile, readOnly };
+  const appOptions = { ...access, bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => state.draining };
+  // Tokens are read and checked before the data is opened: a bad entry must not leave a directory locked.
+  tokenCheck(access);
+  // The store tells its latency to the metrics, made once the store is open (they count its records).
+  let metrics: Metrics | undefined;
+  const storeTook = (operation: string, milliseconds: number) => metrics?.storeTook(operation, milliseconds);
+  // The access lines batched so far go out before the store failure is told: the command exits on it.
+  const toldFailure =
+    onStoreFailure === undefined
+      ? undefined
+      : (error: Error) => {
+          logger.flush();
+          onStoreFailure(error);
+        };
+  const data = await openData({ seed, clock, storeLimit, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure: toldFailure, storeTook });
+  const { store } = data;
+  try {
+    metrics = metricsOn ? recordMetrics(data) : undefined;
+    const api = createApi(appOptions, data, { logger, metrics });
+    return await serve(api, store, state, { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout }, { logger, metrics });
+  } catch (error) {
+    // A start that fails once the data is open lets go of it, so that its directory is free for a retry.
+    await store.close();
+    throw error;
+  }
+}
+
+/** Where and how long: the settings serve needs, time-outs in milliseconds. */
+type Listening = {
+  port: number;
+  host: string;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  shutdownTimeout: number;
+};
+
+/** Listens with `api` and returns the running instance, whose close() drains it, then closes the store. */
+async function serve(
+  api: Api,
+  store: Store,
+  state: { draining: boolean },
+  settings: Listening,
+  { logger, metrics }: { logger: Logger; metrics: Metrics | undefined },
+): Promise<RunningServer> {
+  const app: RequestListener = api.listener;
+  const { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout } = settings;
+  // Every open connection, with the answers it still owes in the order they are owed.
+  const connections = new Map<Socket, Connection>();
+
+  const track = (socket: Socket): Connection => {
+    const connection: Connection = { owed: [], closeWhenAnswered: false };
+    connections.set(socket, connection);
+    socket.once("close", () => connections.delete(socket));
+    return connection;
+  };
+
+  /** Told once an answer has closed: sent whole, or cut off with its connection. */
+  function settled(response: OwedResponse): void {
+    // An answer refused before the listener (an Expect it cannot meet) is owed by none; its
+    // connection is looked up, so that it still closes once it owes nothing during shutdown.
+    const connection = response.owedBy ?? connections.get(response.req.socket as Socket);
+    if (connection === undefined) return;
+    const owed = connection.owed;
+    // Answers usually close in the order they are owed.
+    if (owed[0] === response) owed.shift();
+    else {
+      const index = owed.indexOf(response);
+      if (index !== -1) owed.splice(index, 1);
+    }
+    if (owed.length > 0) return;
+    // Once shutdown has begun, or the connection broke behind its last request,
+    // a connection that has sent its last answer goes.
+    if (!state.draining && !connection.closeWhenAnswered) return;
+    const socket = response.req.socket as Socket;
+    if (!socket.destroyed) socket.end(() => socket.destroy());
+  }
+
+  /**
+   * The answers of this instance: each tells settled() when it closes, as it emits `close`,
+   * and knows the connection that owes it. Node, Deno and Bun all emit an answer's `close`
+   * through its emit(). The `close` listener this replaced, added to every answer, with a
+   * look-up of the connection and a read of the socket's byte count, cost 1.4% of the req/s
+   * of `GET /users/1` under wrk (11 interleaved rounds); with no network it saved 0.21, -0.01 and
+   * 0.04 µs of CPU per request in three runs of bench/in-memory.mjs (MIX=1 CONNECTIONS=50),
+   * within its noise. The class is made per instance, for its bookkeeping; several instances
+   * in one process each have their own.
+   */
+  class OwedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+    /** The connection that owes this answer, told when its request arrives. */
+    owedBy: Connection | undefined = undefined;
+
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (event === "close") settled(this);
+      return super.emit(event, ...args);
+    }
+  }
+
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      // Node checks the two time-outs above only this often (30 s by default),
+      // which would let a stalled client hold a connection far past them.
+      connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
+      // HTTP/1.0 clients and raw probes send no Host; this API does not depend on it.
+      requireHostHeader: false,
+      ServerResponse: OwedResponse,
+    },
+    (request: IncomingMessage, response: OwedResponse) => {
+      const socket = request.socket;
+      const connection = connections.get(socket) ?? track(socket);
+      connection.owed.push(response);
+      response.owedBy = connection;
+      app(request, response);
+    },
+  );
+  server.keepAliveTimeout = keepAliveTimeout;
+  server.on("connection", (socket: Socket) => {
+    if (!connections.has(socket)) track(socket);
+  });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const connection = connections.get(socket as Socket);
+    const pending = connection === undefined ? [] : [...connection.owed];
+    // Bad bytes after whole requests that still await their answers belong to a later,
+    // pipelined request: those answers go out first, then the connection closes.
+    if (error.code !== "ERR_HTTP_REQUEST_TIMEOUT" && pending.length > 0 && pending.every((r) => r.req.complete)) {
+      connection!.closeWhenAnswered = true;
+      return;
+    }
+    // Answer only where no answer has begun on this connection, so none is corrupted.
+    if (socket.writable && !pending.some((response) => response.headersSent)) {
+      const [code, message] = describeClientError(error.code);
+      // A request whose headers had arrived (its body timed out, or broke off) keeps its method, target and id.
+      const request = pending[0]?.req;
+      answerRaw(socket, code, message, request?.method ?? "-", request?.url ?? "-", request?.headers["x-request-id"]);
+    }
+    socket.destroy();
+  });
+  // Without these listeners Node answers an unknown `Expect` with a bare 417 and
+  // drops CONNECT without a word; every answer of this API is JSON.
+  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+    const expectation = clip(request.headers.expect ?? "");
+    // A body it announced is never read: the answer closes the connection.
+    api.refuse(request, response, new HttpError("EXPECTATION_FAILED", `Expect: ${expectation} is not supported; send Expect: 100-continue or none`));
+  });
+  // This API is not a proxy: CONNECT gets a 404 like any unknown target.
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    const message = `No route for CONNECT ${clip(request.url ?? "")}`;
+    answerRaw(socket, "ROUTE_NOT_FOUND", message, "CONNECT", request.url ?? "", request.headers["x-request-id"]);
+    socket.end(() => socket.destroy());
+  });
+
+  /**
+   * Writes a whole error answer on a socket the HTTP parser gave up on, and logs and counts it
+   * like any answer: with the request's own id if it sent a sane one, and no duration, since
+   * when its bytes began to arrive is not known.
+   */
+  function answerRaw(socket: Duplex, code: ErrorCode, message: string, method: string, path: string, sentId?: string | string[]): void {
+    const requestId = requestIdOf(sentId);
+    const text = rawErrorResponse(code, message, requestId);
+    socket.write(text);
+    const { status } = ERROR_CATALOGUE[code];
+    metrics?.answeredRaw(status);
+    const bytes = Buffer.byteLength(text) - text.indexOf("\r\n\r\n") - 4;
+    logger.access({ method, path, status, bytes, milliseconds: 0, requestId, remote: (socket as Socket).remoteAddress });
+  }
+
+  await listen(server, port, host);
+  const address = server.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  const shutdown = async () => {
+    state.draining = true;
+    // server.close() also closes the idle connections at once, on Node, Deno and Bun alike.
+    // Busy ones get their answer with `Connection: close`, then go (see settled). On Node and
+    // Bun, whose parser knows which connections have begun a request, so do those; Deno's
+    // server.close() closes them too (docs/runtimes.md).
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const deadline = setTimeout(() => {
+      for (const socket of connections.keys()) socket.destroy();
+    }, shutdownTimeout);
+    deadline.unref();
+    await closed;
+    clearTimeout(deadline);
+    // Then the store waits for writes still being kept (connections cut at the deadline may
+    // have left some) and lets go of its files; the last access lines go out.
+    try {
+      await store.close();
+    } finally {
+      logger.flush();
+    }
+  };
+
+  return {
+    url: `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`,
+    port: address.port,
+    server,
+    reset: store.reset,
+    snapshot: store.snapshot,
+    close: () => (closing ??= shutdown()),
+  };
+}
+
+/**
+ * What the server keeps of one open connection: the answers it owes, oldest first, and whether
+ * it closes once it owes nothing (bad bytes followed pipelined requests).
+ */
+type Connection = { owed: ServerResponse[]; closeWhenAnswered: boolean };
+
+type DataOptions = Pick<ServerOptions, "seed" | "clock" | "storeLimit" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
+  logWarning: (line: string) => void;
+  /** Told how long each store operation took: a journal's write and sync, a database's query or transaction. */
+  storeTook: (operation: string, milliseconds: number) => void;
+};
+
+/** The instance's data: in memory, or, with `dataDir`, in a journal store opened on it, or, with `databaseUrl`, in that database. */
+async function openData(options: DataOptions): Promise<DataSet> {
+  const { dataDir, databaseUrl, fsync, compactBytes } = options;
+  if (databaseUrl !== undefined) {
+    if (typeof databaseUrl !== "string" || !isPostgresUrl(databaseUrl)) {
+      throw new TypeError("databaseUrl must be a PostgreSQL URL such as postgres://user:password@localhost:5432/name");
+    }
+    // One store at a time: each would hold a different data set.
+    if (dataDir !== undefined) throw new TypeError("databaseUrl and dataDir cannot be given together; choose one store");
+    if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
+    const { resources, starting } = defineData(options);
+    const store = await openDatabaseStore(databaseUrl, {
+      resources,
+      starting,
+      seeded: options.seed !== undefined,
+      warn: options.logWarning,
+      took: options.storeTook,
+    });
+    return { resources, store };
+  }
+  if (dataDir === undefined) {
+    if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
+    return createDataSet(options);
+  }
+  if (typeof dataDir !== "string" || dataDir === "") throw new TypeError("dataDir must be the path of a directory");
+  if (fsync !== undefined && !FSYNC_POLICIES.includes(fsync)) throw new TypeError(`fsync must be ${FSYNC_POLICIES.join(" or ")}`);
+  if (compactBytes !== undefined && !(Number.isSafeInteger(compactBytes) && compactBytes > 0)) {
+    throw new TypeError("compactBytes must be a positive whole number of bytes");
+  }
+  const { resources, starting } = defineData(options);
+  const onFailure =
+    options.onStoreFailure ??
+    ((error: Error) => options.logWarning(`A write could not be kept in ${dataDir} (${error.message}); answering 503 from now on`));
+  const store = await openJournalStore(dataDir, resources, starting, {
+    fsync,
+    compactBytes,
+    seeded: options.seed !== undefined,
+    warn: options.logWarning,
+    onFailure,
+    onSync: (milliseconds) => options.storeTook("sync", milliseconds),
+    limit: checkStoreLimit(options.storeLimit),
+  });
+  return { resources, store };
+}
+
+function describeClientError(code: string | undefined): [ErrorCode, string] {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return ["REQUEST_TIMEOUT", "The request took too long to arrive; send it again"];
+  }
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return ["HEADERS_TOO_LARGE", "Request headers are too large; send fewer or shorter headers"];
+  }
+  return ["BAD_REQUEST", "The request is not valid HTTP/1.1"];
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+/** How often Node checks the time-outs: a quarter of the shortest, between 10 ms and 1 s. */
+function checkingInterval(...timeouts: number[]): number {
+  const shortest = Math.min(...timeouts.filter((timeout) => timeout > 0));
+  return Number.isFinite(shortest) ? Math.max(10, Math.min(1000, Math.floor(shortest / 4))) : 1000;
+}

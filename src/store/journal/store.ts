@@ -1,0 +1,133 @@
+// The journal store: the memory store over a data directory, every write kept in the journal before it is answered.
+import { chmodSync, mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { createMemoryStore, type MemoryStore } from "../memory/store.ts";
+import type { SeedRecords } from "../records.ts";
+import type { Collections } from "../seam.ts";
+import { DIR_MODE, syncDirectory } from "./files.ts";
+import { type JournalStats, openJournal } from "./journal.ts";
+import { JournalDamageError } from "./damage.ts";
+import { acquireLock, type Lock, LockedError } from "./lock.ts";
+import type { FsyncPolicy } from "./writer.ts";
+
+/** Options of openJournalStore. */
+export type JournalStoreOptions = {
+  /** `always` by default. */
+  fsync?: FsyncPolicy;
+  /** The journal length past which it is compacted into a snapshot (64 MiB by default). */
+  compactBytes?: number;
+  /** Whether the starting records came from a seed, which is then worth a notice if the directory holds data already. */
+  seeded?: boolean;
+  /** Where notices go, one line each: a torn tail dropped, a seed not loaded, a compaction that failed. */
+  warn: (line: string) => void;
+  /** Told once when a write could not be kept (a journal write or sync failed); the store answers 503 from then on. */
+  onFailure: (error: Error) => void;
+  /** Told how long each fdatasync took, in milliseconds (for the metrics). */
+  onSync?: (milliseconds: number) => void;
+  /** The most the records may cost (the memory store's `limit`). */
+  limit?: number;
+};
+
+/** A store whose data lives in a directory, with the journal's counters for metrics. */
+export type JournalStore = MemoryStore & { stats: () => JournalStats; dir: string };
+
+/**
+ * Opens the store of a data directory, created if missing: takes its lock (a LockedError if
+ * another live process holds it), loads the snapshot and journals (a JournalDamageError if they
+ * are damaged), and serves from memory, appending every write to the journal and answering it
+ * once kept. A new directory starts with the starting records (the seed, or the two seeded
+ * users); one that holds data starts with its data, and the seed is not loaded.
+ */
+export async function openJournalStore(dir: string, resources: Collections, starting: SeedRecords, options: JournalStoreOptions): Promise<JournalStore> {
+  const path = resolve(dir);
+  let lock: Lock;
+  try {
+    const made = mkdirSync(path, { recursive: true, mode: DIR_MODE });
+    if (made !== undefined) {
+      restrictMade(path, made);
+      // A directory just made is durable only once its own parent is synced.
+      await syncDirectory(dirname(made));
+    }
+    lock = acquireLock(path);
+  } catch (error) {
+    throw error instanceof LockedError ? error : new DataDirError(dir, error);
+  }
+  let store: MemoryStore | undefined;
+  let fresh = false;
+  let failure: Error | undefined;
+  try {
+    const { journal, state, warnings } = await openJournal(path, {
+      fsync: options.fsync,
+      compactBytes: options.compactBytes,
+      onSync: options.onSync,
+      initial: () => {
+        fresh = true;
+        return createMemoryStore(resources, { starting, limit: options.limit }).capture();
+      },
+      capture: () => store!.capture(),
+      onError: (error) => {
+        // Each journal generation reports its own failure, and a failed one fails the next: tell once.
+        if (failure !== undefined) return;
+        failure = error;
+        store?.fail();
+        options.onFailure(error);
+      },
+      onCompactionError: (error) => {
+        // A compaction that failed because the journal failed is part of that one failure.
+        if (failure === undefined) {
+          options.warn(`Compacting the journal in ${path} failed (${error.message}); nothing is lost, and it is tried again as the journal grows`);
+        }
+      },
+    });
+    for (const warning of warnings) options.warn(warning);
+    if (options.seeded && !fresh) options.warn(`${path} holds data already, so the seed was not loaded; a seed fills only a new data directory`);
+    store = createMemoryStore(resources, { starting, restored: state, keep: (entry) => journal.append(entry), limit: options.limit });
+    const memory = store;
+    return {
+      ...memory,
+      dir: path,
+      stats: () => journal.stats,
+      close: async () => {
+        await memory.close();
+        try {
+          await journal.close();
+        } catch (error) {
+          // A journal that failed was reported once, through onFailure; closing it fails the same way.
+          if (failure === undefined) throw error;
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error instanceof JournalDamageError ? error : new DataDirError(dir, error);
+  }
+}
+
+/**
+ * Gives DIR_MODE to the directories mkdir just made, from `path` up to `made` (the first one
+ * it made), whatever the umask. A directory that existed is left as its owner set it: the
+ * files the server writes in it are FILE_MODE all the same. A failed chmod is ignored, as in
+ * setFileMode: mkdir was given DIR_MODE, so the directory is never open to group or others.
+ */
+function restrictMade(path: string, made: string): void {
+  for (let dir = path; ; dir = dirname(dir)) {
+    try {
+      chmodSync(dir, DIR_MODE);
+    } catch {
+      // Never more open than DIR_MODE (see above).
+    }
+    if (dir === made || dirname(dir) === dir) return;
+  }
+}
+
+/** A data directory that cannot be used: made, locked, read or written. One line, with the system's code. */
+export class DataDirError extends Error {
+  constructor(dir: string, cause: unknown) {
+    // Deno refuses a write without --allow-write with an error that has a name but no code.
+    const reason = (cause as NodeJS.ErrnoException).code ?? (cause as Error).name;
+    super(`Cannot use the data directory ${dir} (${reason}); check DATA_DIR and its permissions`, { cause });
+    this.name = "DataDirError";
+  }
+}

@@ -1,0 +1,294 @@
+// The memory store's parts: Map-based collections with an id policy and versions, and parent -> children indexes.
+import { formatEntityTag, newEpoch } from "../tags.ts";
+import type { CollectionState } from "../journal/state.ts";
+import type { IdPolicy, ReadView } from "../seam.ts";
+import type { StoredRecord } from "../records.ts";
+import { shortListText } from "../list-text.ts";
+import { Versions } from "./versions.ts";
+
+export type { IdPolicy, ReadView, StoredRecord };
+
+/** Options of a Collection. */
+export type CollectionOptions = {
+  /**
+   * The epoch its ETags begin with: the data set's, so that a store that counts
+   * versions from 0 again in a new process never gives back an old ETag. A new
+   * random one by default.
+   */
+  epoch?: string;
+};
+
+/**
+ * A collection of records by id, in creation order. It keeps a revision that
+ * every insert, replace and delete raises and nothing lowers, not even clear();
+ * each record's version is the revision of its last write. ETags are made of
+ * these numbers (RFC 9110, section 8.8.3), so a read computes nothing from a body.
+ */
+export class Collection<R extends StoredRecord = StoredRecord> {
+  readonly #records = new Map<number, R>();
+  // Versions sit apart, as numbers by id (see versions.ts): wrapping each record
+  // with its version and ETag in an object left one more object and one more string
+  // per record for the garbage collector, and `POST /users` (which keeps 200,000
+  // users) cost 26% more CPU time than before ETags (medians of 7 runs, bench/in-memory.mjs).
+  readonly #versions = new Versions();
+  // What a read of a record sends, kept from its first read until its next write:
+  // the ETag and the JSON text. Formatting the ETag per `GET /users/1` cost 1.7% more
+  // CPU time (medians of 7 runs, bench/in-memory.mjs); serialising the record per read
+  // cost READ_VIEW_SAVING (bench/instructions.mjs). Records written but never read keep nothing.
+  readonly #reads = new Map<number, ReadView>();
+  readonly #policy: IdPolicy;
+  readonly #epoch: string;
+  #highestId = 0;
+  #revision = 0;
+  #listTag = "";
+  #listTagRevision = -1;
+  // The whole list's JSON text, kept until the next write like a record's: with it, and no
+  // query read when there is none, `GET /users` (three users) went from 9.2 to 7.5 µs of CPU
+  // (bench/in-memory.mjs, CONNECTIONS=50). A long list has none (shortListText), so a list never
+  // doubles what memory holds; it is written in pieces.
+  #listText: string | undefined;
+  #listTextRevision = -1;
+
+  constructor(policy: IdPolicy, seed: readonly R[] = [], options: CollectionOptions = {}) {
+    this.#policy = policy;
+    this.#epoch = options.epoch ?? newEpoch();
+    for (const record of seed) this.insert(record);
+  }
+
+  /**
+   * A collection holding a state a journal restored: its records with their versions, its
+   * revision and its highest id, so that ids and ETags go on exactly where they were.
+   */
+  static restore<R extends StoredRecord>(policy: IdPolicy, state: CollectionState, epoch: string): Collection<R> {
+    const collection = new Collection<R>(policy, [], { epoch });
+    // The highest id is never below a held one: has() relies on it.
+    let highestId = state.highestId;
+    for (const { record, version } of state.records.values()) {
+      collection.#records.set(record.id, record as R);
+      collection.#versions.set(record.id, version);
+      if (record.id > highestId) highestId = record.id;
+    }
+    collection.#revision = state.revision;
+    collection.#highestId = highestId;
+    return collection;
+  }
+
+  /**
+   * The collection's state as a journal's snapshot holds it, copied at once: later writes
+   * replace record objects and never change one, so the records themselves are shared.
+   */
+  capture(): CollectionState {
+    const records = new Map<number, { record: StoredRecord; version: number }>();
+    for (const [id, record] of this.#records) records.set(id, { record, version: this.#versions.get(id)! });
+    return { revision: this.#revision, highestId: this.#highestId, records };
+  }
+
+  /** How many records are held. */
+  get size(): number {
+    return this.#records.size;
+  }
+
+  /** The revision of the last write to any record: a list's version. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** The id the next record gets unless the client chooses one. */
+  nextId(): number {
+    return this.#policy === "count" ? this.#records.size + 1 : this.#highestId + 1;
+  }
+
+  /**
+   * The version of the record with this id (the revision of its last write), if held.
+   * A record deleted and created again gets a higher version than it had.
+   */
+  version(id: number): number | undefined {
+    return this.#versions.get(id);
+  }
+
+  /** The strong ETag of a version of this collection's records or lists: `"<epoch>-<version in base 36>"`. */
+  versionTag(version: number): string {
+    return formatEntityTag(this.#epoch, version);
+  }
+
+  /**
+   * The strong ETag of the record with this id, if held.
+   * A write's own answer should use versionTag instead, so that records written
+   * but never read hold no ETag string.
+   */
+  entityTag(id: number): string | undefined {
+    const cached = this.#reads.get(id);
+    if (cached !== undefined) return cached.tag;
+    const version = this.#versions.get(id);
+    return version === undefined ? undefined : formatEntityTag(this.#epoch, version);
+  }
+
+  /**
+   * What a read of the record with this id sends, if it is held: its ETag and its
+   * JSON text, made on the first read after a write and kept until the next one.
+   */
+  readView(id: number): ReadView | undefined {
+    const cached = this.#reads.get(id);
+    if (cached !== undefined) return cached;
+    const record = this.#records.get(id);
+    if (record === undefined) return undefined;
+    const view = { tag: formatEntityTag(this.#epoch, this.#versions.get(id)!), text: JSON.stringify(record) };
+    this.#reads.set(id, view);
+    return view;
+  }
+
+  /** The strong ETag of the whole collection, and so of every list of its records: the epoch and the revision. */
+  listEntityTag(): string {
+    if (this.#listTagRevision !== this.#revision) {
+      this.#listTag = this.versionTag(this.#revision);
+      this.#listTagRevision = this.#revision;
+    }
+    return this.#listTag;
+  }
+
+  /**
+   * The JSON text of every record in creation order, as a list answers with it, when it is
+   * short enough to keep; undefined for a longer list, which is written in pieces. `all` is
+   * that list as page(0, Infinity) gives it, which the caller has made already.
+   */
+  listText(all: readonly R[]): string | undefined {
+    if (this.#listTextRevision === this.#revision) return this.#listText;
+    const text = shortListText(all);
+    this.#listText = text;
+    this.#listTextRevision = this.#revision;
+    return text;
+  }
+
+  /** The record with this id, if any. */
+  get(id: number): R | undefined {
+    return this.#records.get(id);
+  }
+
+  /**
+   * Whether a record has this id. An id past the highest ever held is free without a look-up,
+   * which a create of a new id misses in a large Map: 0.45 µs of CPU per `POST /users` with
+   * 200,000 users held (a CPU profile of bench/in-memory.mjs).
+   */
+  has(id: number): boolean {
+    return id <= this.#highestId && this.#records.has(id);
+  }
+
+  /** Adds a new record; an id already taken is a programmer error, since creates never overwrite. */
+  insert(record: R): void {
+    if (this.#records.has(record.id)) throw new RangeError(`Record ${record.id} already exists`);
+    this.add(record);
+  }
+
+  /**
+   * Adds a record whose id the caller has just found free, as a create does: a second
+   * look-up in a Map of 100,000 records took 0.24 µs of CPU per `POST /users` (a CPU
+   * profile of the built server under wrk).
+   */
+  add(record: R): void {
+    // The version first: a record is never held without one.
+    // A new id has no kept ETag (delete() dropped it), so only the version is set.
+    this.#versions.set(record.id, ++this.#revision);
+    this.#records.set(record.id, record);
+    if (record.id > this.#highestId) this.#highestId = record.id;
+  }
+
+  /** Replaces a held record, keeping its place in creation order. */
+  replace(record: R): void {
+    if (!this.#records.has(record.id)) throw new RangeError(`Record ${record.id} does not exist`);
+    this.#records.set(record.id, record);
+    this.#written(record.id);
+  }
+
+  #written(id: number): void {
+    this.#versions.set(id, ++this.#revision);
+    this.#reads.delete(id);
+  }
+
+  /** Removes a record; says whether there was one. */
+  delete(id: number): boolean {
+    if (!this.#records.delete(id)) return false;
+    this.#versions.delete(id);
+    this.#reads.delete(id);
+    this.#revision++;
+    return true;
+  }
+
+  /**
+   * Forgets every record and the highest id given, as a new collection would be,
+   * but keeps the revision: a record held again after a clear must not get back
+   * a version, and so an ETag, that it had before.
+   */
+  clear(): void {
+    this.#records.clear();
+    this.#versions.clear();
+    this.#reads.clear();
+    this.#highestId = 0;
+    this.#revision++;
+  }
+
+  /** Records in creation order, skipping `offset` and taking at most `limit`. */
+  page(offset: number, limit: number): R[] {
+    return takePage(this.#records.values(), offset, limit);
+  }
+}
+
+/** Which children belong to each parent, so a parent's list costs time in proportion to it. */
+export class ChildIndex {
+  readonly #children = new Map<number, Set<number>>();
+
+  /** Records `child` under `parent`. */
+  add(parent: number, child: number): void {
+    let set = this.#children.get(parent);
+    if (set === undefined) {
+      set = new Set();
+      this.#children.set(parent, set);
+    }
+    set.add(child);
+  }
+
+  /** Forgets `child` under `parent`. */
+  remove(parent: number, child: number): void {
+    const set = this.#children.get(parent);
+    if (set === undefined) return;
+    set.delete(child);
+    if (set.size === 0) this.#children.delete(parent);
+  }
+
+  /** How many children `parent` has. */
+  count(parent: number): number {
+    return this.#children.get(parent)?.size ?? 0;
+  }
+
+  /** The ids of `parent`'s children in the order they were added. */
+  ids(parent: number): Iterable<number> {
+    return this.#children.get(parent) ?? [];
+  }
+
+  /** Forgets every parent and child. */
+  clear(): void {
+    this.#children.clear();
+  }
+
+  /** Forgets `parent` and returns the ids of the children it had. */
+  drop(parent: number): number[] {
+    const set = this.#children.get(parent);
+    this.#children.delete(parent);
+    return set === undefined ? [] : [...set];
+  }
+}
+
+/** Skips `offset` items and takes at most `limit`, stopping there instead of walking the rest. */
+export function takePage<T>(items: Iterable<T>, offset: number, limit: number): T[] {
+  const page: T[] = [];
+  if (limit === 0) return page;
+  let skipped = 0;
+  for (const item of items) {
+    if (skipped < offset) {
+      skipped++;
+      continue;
+    }
+    page.push(item);
+    if (page.length >= limit) break;
+  }
+  return page;
+}

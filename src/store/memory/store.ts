@@ -1,0 +1,295 @@
+// The memory store: every collection in a Map, answering at once; with a journal, each write is kept before it is answered.
+import { newEpoch } from "../tags.ts";
+import { StoreError } from "../errors.ts";
+import type { Effect, JournalEntry } from "../journal/format.ts";
+import type { CollectionState, DataState } from "../journal/state.ts";
+import { isPlain, type ListQuery, selectPage } from "../query.ts";
+import { COLLECTIONS, type CollectionName, type SeedRecords, type Snapshot } from "../records.ts";
+import type { Awaitable, Collections, CollectionDefinition, CollectionStore, Current, ListView, Store, Written } from "../seam.ts";
+import type { StoredRecord } from "../records.ts";
+import { formatBytes, recordCost } from "./budget.ts";
+import { ChildIndex, Collection, takePage } from "./collection.ts";
+
+/** Options of createMemoryStore. */
+export type MemoryStoreOptions = {
+  /** The records to start with (unless `restored` is given), and to go back to on reset. */
+  starting: SeedRecords;
+  /** A state a journal restored: records, versions, revisions, highest ids and the epoch. */
+  restored?: DataState;
+  /**
+   * Makes a write durable: called with the write's effects in the same synchronous step as
+   * it is applied; the write is answered once the promise resolves. Without it, writes are
+   * answered at once and kept only in memory.
+   */
+  keep?: (entry: JournalEntry) => Promise<void>;
+  /**
+   * The most the records may cost, as recordCost counts them (unbounded by default): a write
+   * that would pass it is refused with 507 STORE_FULL, and starting records past it throw a
+   * StoreLimitError. Data a journal restored is held whatever its cost; writes that would add
+   * to it are refused until deletes make room.
+   */
+  limit?: number;
+};
+
+/** Starting records that cost more than the store's limit. */
+export class StoreLimitError extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreLimitError";
+  }
+}
+
+/** The memory store, with what a journal needs of it: its state, captured at once. */
+export type MemoryStore = Store & {
+  /** The whole state as a journal snapshot holds it; records are shared, the maps copied. */
+  capture: () => DataState;
+  /** The id the next record of a collection gets unless the client chooses one. */
+  nextId: (name: CollectionName) => number;
+  /** Stops serving: what `keep` made durable may now lag behind memory, so every request for data gets 503. */
+  fail: () => void;
+};
+
+/** One collection and its links: the index of its records by parent, and its children's parts. */
+type Part = {
+  resource: CollectionDefinition;
+  records: Collection;
+  /** Which of this collection's records belong to each parent record; only for a child collection. */
+  index: ChildIndex | undefined;
+  parent: Part | undefined;
+  children: Part[];
+};
+
+/**
+ * A store that holds every collection in memory, built from the resources' descriptions
+ * (id policy, parent). Every answer is synchronous unless `keep` is given: then each write
+ * is answered after its entry is kept, and a read or a refusal made while writes are still
+ * being kept waits for them, so that no answer shows what a crash could still take back.
+ */
+export function createMemoryStore(resources: Collections, options: MemoryStoreOptions): MemoryStore {
+  const { starting, restored, keep, limit = Infinity } = options;
+  if (!(limit > 0)) throw new TypeError("The store's limit must be a positive number of bytes");
+  const epoch = restored?.epoch ?? newEpoch();
+  const parts = new Map<CollectionName, Part>();
+  for (const name of COLLECTIONS) {
+    const resource = resources[name];
+    const state = restored?.collections.get(name);
+    const records = state === undefined ? new Collection(resource.ids, [], { epoch }) : Collection.restore(resource.ids, state, epoch);
+    const parent = resource.parent === undefined ? undefined : parts.get(resource.parent.resource.name);
+    const part: Part = { resource, records, index: parent && new ChildIndex(), parent, children: [] };
+    parent?.children.push(part);
+    parts.set(name, part);
+    if (part.index !== undefined) {
+      const key = resource.parent!.key;
+      for (const record of records.page(0, Infinity)) part.index.add(record[key] as number, record.id);
+    }
+  }
+  // What the records held cost; every write keeps it exact (budget.ts).
+  const budget = { used: 0 };
+  if (restored === undefined) {
+    load(parts, starting, budget);
+    if (budget.used > limit) {
+      throw new StoreLimitError(
+        `The starting records take ${formatBytes(budget.used)}, more than STORE_LIMIT (${formatBytes(limit)}); raise STORE_LIMIT or start with fewer records`,
+      );
+    }
+  } else for (const part of parts.values()) for (const record of part.records.page(0, Infinity)) budget.used += recordCost(record);
+  /** Refuses a write that would take the records past the limit; a write that frees room, or adds none, always passes. */
+  const afford = (added: number): void => {
+    if (added > 0 && budget.used + added > limit) {
+      throw new StoreError(
+        "STORE_FULL",
+        `The store is full: this write would take the records past STORE_LIMIT (${formatBytes(limit)}); delete records to make room`,
+      );
+    }
+    budget.used += added;
+  };
+
+  // The newest write still being kept: every earlier one is kept by the time it is.
+  let unkept: Promise<void> | undefined;
+  let failed = false;
+  const unavailable = (): never => {
+    throw new StoreError(
+      "STORE_UNAVAILABLE",
+      "The data could not be saved to disk, so this instance answers no more requests for data, and a write answered so may or may not have been kept; restart it and read before retrying",
+    );
+  };
+  const refused = <T>(): Promise<T> => new Promise<T>(unavailable);
+  const fail = () => {
+    failed = true;
+  };
+  const kept = <T>(entry: JournalEntry, value: T): Promise<T> => {
+    let promise: Promise<void>;
+    try {
+      promise = keep!(entry);
+    } catch {
+      // Applied in memory but not journaled: memory is now ahead of the disk.
+      fail();
+      return refused();
+    }
+    unkept = promise;
+    promise.then(() => {
+      if (unkept === promise) unkept = undefined;
+    }, fail);
+    return promise.then(() => value, unavailable);
+  };
+  // A read, or a write refused, while writes are being kept: answered once they are.
+  const afterKept = <T>(value: T): T | Promise<T> => {
+    if (failed) unavailable();
+    return unkept === undefined ? value : unkept.then(() => value, unavailable);
+  };
+  const refuseAfterKept = (error: unknown): Promise<never> => {
+    if (unkept === undefined) throw error;
+    return unkept.then(() => {
+      throw error;
+    }, unavailable);
+  };
+
+  const collections = new Map<CollectionName, CollectionStore>();
+  for (const [name, part] of parts) {
+    const { records, index, parent } = part;
+    const listTag = () => records.listEntityTag();
+    const current = (id: number): Current => {
+      const record = records.get(id);
+      return record === undefined ? undefined : { record, tag: () => records.entityTag(id)! };
+    };
+    const written = (record: StoredRecord): Awaitable<Written> => {
+      const version = records.version(record.id)!;
+      const answer = { record, tag: records.versionTag(version) };
+      return keep === undefined ? answer : kept({ effects: [{ put: name, record, version }] }, answer);
+    };
+    collections.set(name, {
+      read: (id) => afterKept(records.readView(id)),
+      list: (list, parentId) => afterKept(listOf(part, list, parentId)),
+      // Only `decide` may refuse; what follows it applies the change and cannot.
+      create: ({ parentId, chosenId, decide }) => {
+        if (failed) unavailable();
+        const parentFound = parent === undefined || parent.records.has(parentId!);
+        const id = chosenId ?? records.nextId();
+        let record: StoredRecord;
+        try {
+          record = decide({ parentFound, listTag, id, taken: records.has(id) });
+          afford(recordCost(record));
+        } catch (error) {
+          return refuseAfterKept(error);
+        }
+        // decide() saw whether the id was taken, in this same step.
+        records.add(record);
+        index?.add(parentId!, record.id);
+        return written(record);
+      },
+      replace: (id, decide) => {
+        if (failed) unavailable();
+        let record: StoredRecord;
+        try {
+          record = decide(current(id));
+          afford(recordCost(record) - recordCost(records.get(id)!));
+        } catch (error) {
+          return refuseAfterKept(error);
+        }
+        records.replace(record);
+        return written(record);
+      },
+      remove: (id, decide) => {
+        if (failed) unavailable();
+        const held = current(id);
+        try {
+          decide(held);
+        } catch (error) {
+          return refuseAfterKept(error);
+        }
+        if (index !== undefined) index.remove(held!.record[part.resource.parent!.key] as number, id);
+        const effects = keep === undefined ? undefined : [];
+        removeTree(part, id, effects, budget);
+        return effects === undefined ? undefined : kept({ effects }, undefined);
+      },
+    });
+  }
+
+  const capture = (): DataState => {
+    const states = new Map<string, CollectionState>();
+    for (const [name, part] of parts) states.set(name, part.records.capture());
+    return { epoch, collections: states };
+  };
+
+  return {
+    collection: (name) => collections.get(name)!,
+    reset: async () => {
+      if (failed) unavailable();
+      const effects = load(parts, starting, budget, keep === undefined ? undefined : []);
+      if (effects !== undefined) await kept({ effects }, undefined);
+    },
+    snapshot: async () => {
+      // Copied first, then answered once what it holds is kept: later writes are not in it.
+      const copy = {} as Record<string, unknown>;
+      for (const [name, part] of parts) copy[name] = structuredClone(part.records.page(0, Infinity));
+      return afterKept(copy as Snapshot);
+    },
+    // What memory holds, writes still being kept among them: a gauge, not an answer from the data.
+    counts: () => {
+      const counts = {} as Record<CollectionName, number>;
+      for (const [name, part] of parts) counts[name] = part.records.size;
+      return counts;
+    },
+    ready: () => !failed,
+    fail,
+    close: async () => {
+      await unkept?.catch(() => undefined);
+    },
+    capture,
+    nextId: (name) => parts.get(name)!.records.nextId(),
+  };
+}
+
+/** A page of a part's list, or of one parent's children; undefined when that parent is not held. */
+function listOf(part: Part, list: ListQuery, parentId: number | undefined): ListView | undefined {
+  const { records, index, parent } = part;
+  const { offset, limit } = list;
+  const tag = records.listEntityTag();
+  if (index === undefined) {
+    if (isPlain(list)) {
+      const items = records.page(offset, limit);
+      // A page that holds every record is the whole list, whose text the collection keeps.
+      return { items, total: records.size, tag, text: items.length === records.size ? records.listText(items) : undefined };
+    }
+    return { ...selectPage(records.page(0, Infinity), list), tag };
+  }
+  if (!parent!.records.has(parentId!)) return undefined;
+  if (isPlain(list)) {
+    const ids = takePage(index.ids(parentId!), offset, limit);
+    return { items: ids.map((childId) => records.get(childId)!), total: index.count(parentId!), tag };
+  }
+  // Only this parent's children are read, so the cost follows their number (contract 5).
+  return { ...selectPage(Array.from(index.ids(parentId!), (childId) => records.get(childId)!), list), tag };
+}
+
+/** Deletes a record and, depth first, every record below it; notes each delete's effect when asked. */
+function removeTree(part: Part, id: number, effects: Effect[] | undefined, budget: { used: number }): void {
+  budget.used -= recordCost(part.records.get(id)!);
+  part.records.delete(id);
+  effects?.push({ delete: part.resource.name, id, version: part.records.revision });
+  for (const child of part.children) {
+    for (const childId of child.index!.drop(id)) removeTree(child, childId, effects, budget);
+  }
+}
+
+/**
+ * Empties every collection and index, then holds copies of the records, parents first, and
+ * counts what they cost; notes the effects (a clear, then a put per record) when asked.
+ */
+function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { used: number }, effects?: Effect[]): Effect[] | undefined {
+  budget.used = 0;
+  for (const [name, part] of parts) {
+    part.records.clear();
+    part.index?.clear();
+    effects?.push({ clear: name, version: part.records.revision });
+    for (const record of records[name]) {
+      // Copies, so that nothing a test does to what it is answered can reach the starting records.
+      const copy = structuredClone(record);
+      budget.used += recordCost(copy);
+      part.records.insert(copy);
+      if (part.index !== undefined) part.index.add(copy[part.resource.parent!.key] as number, copy.id);
+      effects?.push({ put: name, record: copy, version: part.records.version(copy.id)! });
+    }
+  }
+  return effects;
+}
