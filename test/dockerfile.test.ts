@@ -16,6 +16,9 @@ const BUILD = STAGES.find((stage) => stage.name === "build");
 // What the runtime stage copies onto its base: /data, and on scratch node and its libraries.
 const FILES = STAGES.find((stage) => stage.name === "runtime-files");
 const RUNTIME = STAGES.at(-1)!;
+// runtime-files' RUN that copies node, its libraries and the users for a scratch base: the
+// host's node, on PATH, plays them in the reproduction below.
+const SCRATCH_FILES = /^if \[ "\$RUNTIME_BASE" = scratch \]; then /;
 
 // Node.js LTS lines and the last day of their support (github.com/nodejs/Release). When a
 // line's end comes, this test fails until the Dockerfile moves to a later line.
@@ -185,9 +188,6 @@ function fromStage(name: string, stage: Stage, roots: Record<string, string>): s
   return roots[name];
 }
 
-// runtime-files' RUN that copies node, its libraries and the users for a scratch base: the
-// host's node, on PATH, plays them here.
-const SCRATCH_FILES = /^if \[ "\$RUNTIME_BASE" = scratch \]; then /;
 
 function runInBuild(command: string, cwd: string): void {
   if (/^npm ci\b/.test(command)) {

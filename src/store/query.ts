@@ -80,23 +80,41 @@ export function sortRecords<R extends ListRecord>(records: readonly R[], keys: r
 }
 
 /**
- * A JSON value as a sort compares it: an object becomes its members in jsonb's order, with
- * their values made sortable too (SortableObject); a string is marked when it holds a unit
- * from U+D800 up, the only case where code-point order differs from JavaScript's `<`.
+ * A JSON value as a sort compares it: a string whose native order is its code-point order (units
+ * from U+D800 up moved where code points put them), and an object as its members in jsonb's
+ * order, names so moved beside their lengths in UTF-8, values made sortable too. Every
+ * comparison is then native or numeric: nothing is sorted, encoded or walked unit by unit.
  */
-type Sortable = null | boolean | number | string | SortableString | Sortable[] | SortableObject;
-type SortableString = { text: string };
-type SortableObject = { names: string[]; values: Sortable[] };
+type Sortable = null | boolean | number | string | Sortable[] | SortableObject;
+type SortableObject = { names: string[]; lengths: number[]; values: Sortable[] };
 
 // Units from U+D800 up: surrogates and U+E000..U+FFFF, which UTF-16 orders unlike code points.
-const HIGH_UNITS = /[\ud800-\uffff]/;
+const HIGH_UNITS = /[\ud800-\uffff]/g;
+
+/** A string whose order by `<` is the code-point order of `text`. */
+function inCodePointOrder(text: string): string {
+  HIGH_UNITS.lastIndex = 0;
+  if (!HIGH_UNITS.test(text)) return text;
+  // Built from the units themselves: the moved ones may be lone surrogates, which a decoder would replace.
+  let moved = "";
+  for (let start = 0; start < text.length; start += 4096) {
+    const units: number[] = [];
+    for (let i = start; i < Math.min(text.length, start + 4096); i++) units.push(codePointOrder(text.charCodeAt(i)));
+    moved += String.fromCharCode(...units);
+  }
+  return moved;
+}
 
 function sortable(value: unknown): Sortable {
-  if (typeof value === "string") return HIGH_UNITS.test(value) ? { text: value } : value;
+  if (typeof value === "string") return inCodePointOrder(value);
   if (value === null || typeof value !== "object") return value as Sortable;
   if (Array.isArray(value)) return value.map(sortable);
   const names = jsonbKeyOrder(Object.keys(value));
-  return { names, values: names.map((name) => sortable((value as Record<string, unknown>)[name])) };
+  return {
+    names: names.map(inCodePointOrder),
+    lengths: names.map(utf8Length),
+    values: names.map((name) => sortable((value as Record<string, unknown>)[name])),
+  };
 }
 
 function compareSortValues(a: Sortable | typeof MISSING, b: Sortable | typeof MISSING): number {
@@ -112,10 +130,7 @@ function compareSortable(a: Sortable, b: Sortable): number {
   const rankA = sortableRank(a);
   const rankB = sortableRank(b);
   if (rankA !== rankB) return rankA - rankB;
-  if (rankA === 1) {
-    if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
-    return compareCodePoints(textOf(a), textOf(b));
-  }
+  if (typeof a === "string") return a < (b as string) ? -1 : a > (b as string) ? 1 : 0;
   if (typeof a === "number") return a < (b as number) ? -1 : a > (b as number) ? 1 : 0;
   if (typeof a === "boolean") return Number(a) - Number(b);
   if (Array.isArray(a)) {
@@ -132,8 +147,8 @@ function compareSortable(a: Sortable, b: Sortable): number {
   const y = b as SortableObject;
   if (x.names.length !== y.names.length) return x.names.length - y.names.length;
   for (let i = 0; i < x.names.length; i++) {
-    const name = compareJsonbKeys(x.names[i]!, y.names[i]!);
-    if (name !== 0) return name;
+    if (x.lengths[i] !== y.lengths[i]) return x.lengths[i]! - y.lengths[i]!;
+    if (x.names[i] !== y.names[i]) return x.names[i]! < y.names[i]! ? -1 : 1;
     const order = compareSortable(x.values[i]!, y.values[i]!);
     if (order !== 0) return order;
   }
@@ -145,12 +160,7 @@ function sortableRank(value: Sortable): number {
   if (typeof value === "string") return 1;
   if (typeof value === "number") return 2;
   if (typeof value === "boolean") return 3;
-  if (Array.isArray(value)) return 4;
-  return "text" in value ? 1 : 5;
-}
-
-function textOf(value: Sortable): string {
-  return typeof value === "string" ? value : (value as SortableString).text;
+  return Array.isArray(value) ? 4 : 5;
 }
 
 /**
