@@ -1,10 +1,7 @@
 // startServer: an isolated instance on a port, with time-outs, graceful shutdown and raw-socket errors.
 import { createServer, type IncomingMessage, type RequestListener, type Server, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { Duplex } from "node:stream";
 import { type Api, type AppOptions, checkLogFormat, createApi, recordMetrics } from "./app.ts";
-import { ERROR_CATALOGUE, type ErrorCode, HttpError } from "../api/errors.ts";
-import { clip } from "../api/input.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
 import { isPostgresUrl, openDatabaseStore } from "../store/database.ts";
 import { checkStoreLimit, createDataSet, type DataSet, defineData } from "../api/dataset.ts";
@@ -13,8 +10,8 @@ import { openJournalStore } from "../store/journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "../store/journal/writer.ts";
 import { type Logger, createLogger } from "../ops/log.ts";
 import type { Metrics } from "../ops/metrics.ts";
-import { requestIdOf } from "./request-id.ts";
-import { rawErrorResponse } from "./respond.ts";
+import { answerRawErrors } from "./raw.ts";
+import { trackConnections } from "./connections.ts";
 import type { Snapshot } from "../store/records.ts";
 import type { Store } from "../store/seam.ts";
 
@@ -174,57 +171,8 @@ async function serve(
 ): Promise<RunningServer> {
   const app: RequestListener = api.listener;
   const { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout } = settings;
-  // Every open connection, with the answers it still owes in the order they are owed.
-  const connections = new Map<Socket, Connection>();
-
-  const track = (socket: Socket): Connection => {
-    const connection: Connection = { owed: [], closeWhenAnswered: false };
-    connections.set(socket, connection);
-    socket.once("close", () => connections.delete(socket));
-    return connection;
-  };
-
-  /** Told once an answer has closed: sent whole, or cut off with its connection. */
-  function settled(response: OwedResponse): void {
-    // An answer refused before the listener (an Expect it cannot meet) is owed by none; its
-    // connection is looked up, so that it still closes once it owes nothing during shutdown.
-    const connection = response.owedBy ?? connections.get(response.req.socket as Socket);
-    if (connection === undefined) return;
-    const owed = connection.owed;
-    // Answers usually close in the order they are owed.
-    if (owed[0] === response) owed.shift();
-    else {
-      const index = owed.indexOf(response);
-      if (index !== -1) owed.splice(index, 1);
-    }
-    if (owed.length > 0) return;
-    // Once shutdown has begun, or the connection broke behind its last request,
-    // a connection that has sent its last answer goes.
-    if (!state.draining && !connection.closeWhenAnswered) return;
-    const socket = response.req.socket as Socket;
-    if (!socket.destroyed) socket.end(() => socket.destroy());
-  }
-
-  /**
-   * The answers of this instance: each tells settled() when it closes, as it emits `close`,
-   * and knows the connection that owes it. Node, Deno and Bun all emit an answer's `close`
-   * through its emit(). The `close` listener this replaced, added to every answer, with a
-   * look-up of the connection and a read of the socket's byte count, cost 1.4% of the req/s
-   * of `GET /users/1` under wrk (11 interleaved rounds); with no network it saved 0.21, -0.01 and
-   * 0.04 µs of CPU per request in three runs of bench/in-memory.mjs (MIX=1 CONNECTIONS=50),
-   * within its noise. The class is made per instance, for its bookkeeping; several instances
-   * in one process each have their own.
-   */
-  class OwedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-    /** The connection that owes this answer, told when its request arrives. */
-    owedBy: Connection | undefined = undefined;
-
-    override emit(event: string | symbol, ...args: unknown[]): boolean {
-      if (event === "close") settled(this);
-      return super.emit(event, ...args);
-    }
-  }
-
+  // Every open connection, with the answers it still owes: shutdown closes each once it owes none.
+  const connections = trackConnections(state);
   const server = createServer(
     {
       headersTimeout,
@@ -234,66 +182,19 @@ async function serve(
       connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
       // HTTP/1.0 clients and raw probes send no Host; this API does not depend on it.
       requireHostHeader: false,
-      ServerResponse: OwedResponse,
+      ServerResponse: connections.Response,
     },
-    (request: IncomingMessage, response: OwedResponse) => {
-      const socket = request.socket;
-      const connection = connections.get(socket) ?? track(socket);
-      connection.owed.push(response);
-      response.owedBy = connection;
+    (request: IncomingMessage, response: ServerResponse) => {
+      connections.owe(request, response);
       app(request, response);
     },
   );
   server.keepAliveTimeout = keepAliveTimeout;
   server.on("connection", (socket: Socket) => {
-    if (!connections.has(socket)) track(socket);
+    if (!connections.all.has(socket)) connections.track(socket);
   });
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const connection = connections.get(socket as Socket);
-    const pending = connection === undefined ? [] : [...connection.owed];
-    // Bad bytes after whole requests that still await their answers belong to a later,
-    // pipelined request: those answers go out first, then the connection closes.
-    if (error.code !== "ERR_HTTP_REQUEST_TIMEOUT" && pending.length > 0 && pending.every((r) => r.req.complete)) {
-      connection!.closeWhenAnswered = true;
-      return;
-    }
-    // Answer only where no answer has begun on this connection, so none is corrupted.
-    if (socket.writable && !pending.some((response) => response.headersSent)) {
-      const [code, message] = describeClientError(error.code);
-      // A request whose headers had arrived (its body timed out, or broke off) keeps its method, target and id.
-      const request = pending[0]?.req;
-      answerRaw(socket, code, message, request?.method ?? "-", request?.url ?? "-", request?.headers["x-request-id"]);
-    }
-    socket.destroy();
-  });
-  // Without these listeners Node answers an unknown `Expect` with a bare 417 and
-  // drops CONNECT without a word; every answer of this API is JSON.
-  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
-    const expectation = clip(request.headers.expect ?? "");
-    // A body it announced is never read: the answer closes the connection.
-    api.refuse(request, response, new HttpError("EXPECTATION_FAILED", `Expect: ${expectation} is not supported; send Expect: 100-continue or none`));
-  });
-  // This API is not a proxy: CONNECT gets a 404 like any unknown target.
-  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
-    const message = `No route for CONNECT ${clip(request.url ?? "")}`;
-    answerRaw(socket, "ROUTE_NOT_FOUND", message, "CONNECT", request.url ?? "", request.headers["x-request-id"]);
-    socket.end(() => socket.destroy());
-  });
-
-  /**
-   * Writes a whole error answer on a socket the HTTP parser gave up on, and logs and counts it
-   * like any answer: with the request's own id if it sent a sane one, and no duration, since
-   * when its bytes began to arrive is not known.
-   */
-  function answerRaw(socket: Duplex, code: ErrorCode, message: string, method: string, path: string, sentId?: string | string[]): void {
-    const requestId = requestIdOf(sentId);
-    const text = rawErrorResponse(code, message, requestId);
-    socket.write(text);
-    const { status } = ERROR_CATALOGUE[code];
-    metrics?.answeredRaw(status);
-    const bytes = Buffer.byteLength(text) - text.indexOf("\r\n\r\n") - 4;
-    logger.access({ method, path, status, bytes, milliseconds: 0, requestId, remote: (socket as Socket).remoteAddress });
-  }
+  // Bad bytes, time-outs, an Expect it cannot meet and CONNECT get JSON answers too.
+  answerRawErrors(server, api, connections, { logger, metrics });
 
   await listen(server, port, host);
   const address = server.address() as AddressInfo;
@@ -307,7 +208,7 @@ async function serve(
     // server.close() closes them too (docs/runtimes.md).
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     const deadline = setTimeout(() => {
-      for (const socket of connections.keys()) socket.destroy();
+      for (const socket of connections.all.keys()) socket.destroy();
     }, shutdownTimeout);
     deadline.unref();
     await closed;
@@ -330,12 +231,6 @@ async function serve(
     close: () => (closing ??= shutdown()),
   };
 }
-
-/**
- * What the server keeps of one open connection: the answers it owes, oldest first, and whether
- * it closes once it owes nothing (bad bytes followed pipelined requests).
- */
-type Connection = { owed: ServerResponse[]; closeWhenAnswered: boolean };
 
 type DataOptions = Pick<ServerOptions, "seed" | "clock" | "storeLimit" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
   logWarning: (line: string) => void;
@@ -386,16 +281,6 @@ async function openData(options: DataOptions): Promise<DataSet> {
     limit: checkStoreLimit(options.storeLimit),
   });
   return { resources, store };
-}
-
-function describeClientError(code: string | undefined): [ErrorCode, string] {
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    return ["REQUEST_TIMEOUT", "The request took too long to arrive; send it again"];
-  }
-  if (code === "HPE_HEADER_OVERFLOW") {
-    return ["HEADERS_TOO_LARGE", "Request headers are too large; send fewer or shorter headers"];
-  }
-  return ["BAD_REQUEST", "The request is not valid HTTP/1.1"];
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
