@@ -13,7 +13,7 @@ const PODMAN_TIMEOUT = 60_000;
 /** A container under test: its name, and the base URL of its published port. */
 export type Container = { name: string; port: number; base: string };
 
-/** What a container is started with besides the image: environment, volumes (`source:target[:options]`) and server flags. */
+/** What a container is started with besides the image: environment and volumes (`source:target[:options]`). */
 export type StartOptions = { env?: Record<string, string>; volumes?: string[] };
 
 /**
