@@ -89,8 +89,8 @@ export class HttpError extends Error {
   readonly headers: Record<string, string> | undefined;
 
   constructor(code: ErrorCode, message: string, options: HttpErrorOptions = {}) {
-    // A client error is answered, never logged, so no one reads its stack trace;
-    // capturing one made a 404 answer cost 16.7 µs of CPU instead of 9.2 (bench/in-memory.mjs).
+    // A client error is answered, never logged, so no one reads its stack trace. Fast path:
+    // none is captured (docs/benchmarks.md, "Measurements behind fast paths in the code").
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(message, { cause: options.cause });

@@ -24,9 +24,9 @@ export const BODY_ERROR_CODES = [
 
 /**
  * Whether a member name is refused at any depth (`__proto__`, `constructor`, `prototype`), so
- * that no body can reach an object prototype. Compared directly: a Set's look-up hashes every
- * name of every body (with the whitespace check moved into the catch below, 0.03 to 0.23 µs
- * less a `POST /users` in three micro-benchmarks of parseJsonObject).
+ * that no body can reach an object prototype. Fast path: compared directly, where a Set's
+ * look-up hashes every name of every body
+ * (docs/benchmarks.md, "Measurements behind fast paths in the code").
  */
 function isForbiddenName(name: string): boolean {
   return name.length === 9 ? name === "__proto__" || name === "prototype" : name === "constructor";

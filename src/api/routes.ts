@@ -17,9 +17,9 @@ import type { Resource } from "./resource.ts";
 export function resourceRoutes(resource: Resource, store: CollectionStore): ApiRoute[] {
   const list = resource.parent ? `${resource.parent.resource.path}/:id/${resource.parent.segment}` : resource.path;
   const item = `${resource.path}/:id`;
-  // A read of a missing record is common enough to answer without throwing: the same
-  // 404 a write would throw, built once. Throwing and catching an HttpError made
-  // `GET /users/999999` cost 8.1 µs of CPU instead of 6.2 (bench/in-memory.mjs).
+  // Fast path: a read of a missing record is common enough to answer without throwing: the
+  // same 404 a write would throw, built once
+  // (docs/benchmarks.md, "Measurements behind fast paths in the code").
   const missing = notFound(resource).toReply();
   const noun = resource.label.toLowerCase();
   const subject = listName(resource);

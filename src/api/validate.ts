@@ -17,8 +17,9 @@ export const nonEmptyString: Rule = (value) =>
 /**
  * What emailAddress accepts, and the OpenAPI document shows as its pattern. Deliberately loose:
  * one "@", something before it, a dot in the part after it, no spaces. Deliverability is the
- * mail system's job; this only catches values that cannot be an address. The group captures
- * nothing: a capturing one made each test 17 ns slower (89 against 106 ns in a micro-benchmark).
+ * mail system's job; this only catches values that cannot be an address. Fast path: the group
+ * captures nothing, so a test records no capture
+ * (docs/benchmarks.md, "Measurements behind fast paths in the code").
  */
 export const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 

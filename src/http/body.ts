@@ -98,14 +98,9 @@ export function bufferedBody(request: IncomingMessage): Uint8Array | undefined {
  * next turn when it has all arrived by then, as a body sent with its headers has, or else read
  * as it arrives (readBody). The next turn, not a microtask: Node's parser, reading the socket
  * in C++, tells the headers and the body in separate calls into JavaScript, and runs the tick
- * and microtask queues between them. Under wrk (`POST /users`, 3 s each) a microtask found none
- * of 48,069 bodies whole and a tick none of 53,785; setImmediate, which runs once the whole
- * read is parsed, found all of 66,370. Taking them whole raised `POST /users` from 0.88 to 1.06
- * of the minimal bare server's requests per second (8 interleaved rounds over loopback).
- * bench/in-memory.mjs does not show the gain, and with 50 connections shows this turn costing
- * 2 to 3% more than the listeners did (26.4 against 27.3 and 29.0 against 29.5 µs of CPU a
- * `POST /users`, CONNECTIONS=50 MIX=1, medians of 5 and 9 runs): its socket is a JavaScript
- * stream, which Node's parser reads in one call into JavaScript, headers and body together.
+ * and microtask queues between them; setImmediate runs once the whole read is parsed. Fast
+ * path: a body sent with its headers is taken whole instead of read chunk by chunk
+ * (docs/benchmarks.md, "Measurements behind fast paths in the code").
  */
 export function awaitBody(request: IncomingMessage, limit: number, done: BodyDone): void {
   setImmediate(() => {
@@ -117,18 +112,17 @@ export function awaitBody(request: IncomingMessage, limit: number, done: BodyDon
 
 /**
  * Reads the body, counting bytes as they arrive and stopping at the limit, then calls `done`
- * once. A callback rather than a promise: the promise chain it replaced (an async function,
- * then and catch, and a promise kept per connection), with the whole walk of flat bodies
- * (see isFlatAndSound), cost 1.6 µs of CPU per `POST /users` (15.8 against 14.1 µs,
- * bench/in-memory.mjs, CONNECTIONS=50).
+ * once. Fast path: a callback rather than the promise chain it replaced (an async function,
+ * then and catch, and a promise kept per connection), which builds no promise per body
+ * (docs/benchmarks.md, "Measurements behind fast paths in the code").
  *
  * Two listeners, `data` and `close`. Every request closes in the end, after its `end` if the
  * whole body arrived, before it if the client went away; so `close` tells both outcomes, and
  * `readableEnded` says which. No `end` or `error` listener: Node, Deno and Bun emit no `error`
- * on a request without a listener for it (a client that hangs up mid-body closes it). The two
- * listeners left out cost 0.67 µs of CPU per `POST /users` with no network (13.12 against
- * 12.45 µs, bench/in-memory.mjs, MIX=1 CONNECTIONS=50); under wrk the difference is within
- * the noise. A flag, not removals, makes the first outcome the only one.
+ * on a request without a listener for it (a client that hangs up mid-body closes it). Fast
+ * path: two listeners fewer to add per body
+ * (docs/benchmarks.md, "Measurements behind fast paths in the code").
+ * A flag, not removals, makes the first outcome the only one.
  */
 export function readBody(request: IncomingMessage, limit: number, done: BodyDone): void {
   // A pipelined request read only once the one before it is answered may have closed

@@ -109,10 +109,10 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const readOnly = options.readOnly === true;
   const open = options.open ?? new Set();
 
-  // answer and fail are made once here, not once per request: what a request needs
+  // Fast path: answer and fail are made once here, not once per request: what a request needs
   // travels in their arguments, so serving a request builds no closures but those a
-  // body read or a store that answers later needs (3% less CPU time for `GET /users/1`,
-  // bench/in-memory.mjs).
+  // body read or a store that answers later needs
+  // (docs/benchmarks.md, "Measurements behind fast paths in the code").
   /**
    * Sends a reply; returns true when its body goes out later, in pieces (a long list), and
    * the requests behind it on its connection wait until it has.

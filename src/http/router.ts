@@ -52,9 +52,10 @@ export function createRouter<H>(routes: readonly Route<H>[]): Matcher<H> {
   for (const path of byPattern.values()) {
     path.allow = allowHeader(path.handlers);
     const group = bySegmentCount.get(path.segments.length) ?? { paths: [], exact: undefined };
-    // A pattern without parameters that no earlier pattern of its group could hide is found
-    // by its text at once: `POST /users` was compared with five patterns before it
-    // (0.29 µs of CPU in a profile under wrk). A group whose first pattern has parameters hashes no text.
+    // Fast path: a pattern without parameters that no earlier pattern of its group could hide
+    // is found by its text at once, where `POST /users` was compared with five patterns before it
+    // (docs/benchmarks.md, "Measurements behind fast paths in the code").
+    // A group whose first pattern has parameters hashes no text.
     if (isLiteral(path) && group.paths.every(isLiteral)) (group.exact ??= new Map()).set(path.pattern, path);
     group.paths.push(path);
     bySegmentCount.set(path.segments.length, group);
@@ -118,9 +119,9 @@ function absolutePath(target: string): string {
 
 /**
  * How many segments a path has: one after each "/" (`/users/1` has two, `/` has one
- * empty one). The path is not split into an array: a profile of `GET /users/1` put
- * the split at 3% of the server's CPU time; reading segments in place (see
- * matchSegments) saved about 1% of it (bench/in-memory.mjs).
+ * empty one). Fast path: the path is not split into an array; its segments are read in
+ * place (see matchSegments)
+ * (docs/benchmarks.md, "Measurements behind fast paths in the code").
  */
 function countSegments(path: string): number {
   let count = 0;

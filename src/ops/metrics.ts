@@ -4,10 +4,10 @@ import type { Awaitable } from "../store/seam.ts";
 /** The media type of a scrape's answer. */
 export const METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-/** Upper bounds of the request latency buckets, in seconds: 100 µs to 10 s. */
+/** Upper bounds of the request latency buckets, in seconds: 0.1 ms to 10 s. */
 const REQUEST_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** Upper bounds of the store latency buckets, in seconds: a journal sync or a database round trip, 50 µs to 5 s. */
+/** Upper bounds of the store latency buckets, in seconds: a journal sync or a database round trip, 0.05 ms to 5 s. */
 const STORE_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 
 /** The methods a label may name; any other is counted as `other`, so a client cannot grow the label set. */
@@ -50,17 +50,18 @@ type LastCounted = { route: string; method: string; status: number; counter: Cou
 export function createMetrics(sources: MetricsSources): Metrics {
   const startedAt = Date.now();
   // By route pattern, then method, then status: nested maps with the request's own strings
-  // as keys, instead of one key joined per request (a third of the metrics' cost, bench/in-memory.mjs).
+  // as keys. Fast path: no key is joined per request
+  // (docs/benchmarks.md, "Measurements behind fast paths in the code").
   const routes = new Map<string, RouteStats>();
   const storeLatency = new Map<string, Histogram>();
   let arrivals = 0;
   let finished = 0;
 
-  // A server under load answers the same route, method and status over and over: an answer
-  // like the last one counted is counted by three comparisons instead of a Set look-up and
-  // three Map look-ups (a call of answered() took 15 to 27 ns instead of 52 to 110 in
-  // micro-benchmarks). Made at the first count, then updated in place, so that a different
-  // answer allocates nothing.
+  // A server under load answers the same route, method and status over and over. Fast path:
+  // an answer like the last one counted is counted by three comparisons instead of a Set
+  // look-up and three Map look-ups
+  // (docs/benchmarks.md, "Measurements behind fast paths in the code").
+  // Made at the first count, then updated in place, so that a different answer allocates nothing.
   let last: LastCounted | undefined;
 
   /** Counts an answer under its route pattern, method (any but the METHODS as `other`) and status. */

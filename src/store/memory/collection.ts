@@ -26,15 +26,15 @@ export type CollectionOptions = {
  */
 export class Collection<R extends StoredRecord = StoredRecord> {
   readonly #records = new Map<number, R>();
-  // Versions sit apart, as numbers by id (see versions.ts): wrapping each record
-  // with its version and ETag in an object left one more object and one more string
-  // per record for the garbage collector, and `POST /users` (which keeps 200,000
-  // users) cost 26% more CPU time than before ETags (medians of 7 runs, bench/in-memory.mjs).
+  // Versions sit apart, as numbers by id (see versions.ts). Fast path: no record is wrapped
+  // with its version and ETag in an object, which left one more object and one more string
+  // per record for the garbage collector
+  // (docs/benchmarks.md, "Measurements behind fast paths in the code").
   readonly #versions = new Versions();
-  // What a read of a record sends, kept from its first read until its next write:
-  // the ETag and the JSON text. Formatting the ETag per `GET /users/1` cost 1.7% more
-  // CPU time (medians of 7 runs, bench/in-memory.mjs); serialising the record per read
-  // cost READ_VIEW_SAVING (bench/instructions.mjs). Records written but never read keep nothing.
+  // What a read of a record sends: the ETag and the JSON text. Fast path: a record's text is
+  // kept from its first read until its next write, so a read neither formats the ETag nor
+  // serialises the record (docs/benchmarks.md, "Measurements behind fast paths in the code").
+  // Records written but never read keep nothing.
   readonly #reads = new Map<number, ReadView>();
   readonly #policy: IdPolicy;
   readonly #epoch: string;
@@ -42,10 +42,11 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   #revision = 0;
   #listTag = "";
   #listTagRevision = -1;
-  // The whole list's JSON text, kept until the next write like a record's: with it, and no
-  // query read when there is none, `GET /users` (three users) went from 9.2 to 7.5 µs of CPU
-  // (bench/in-memory.mjs, CONNECTIONS=50). A long list has none (shortListText), so a list never
-  // doubles what memory holds; it is written in pieces.
+  // Fast path: the whole list's JSON text, kept until the next write like a record's, so a
+  // list is not serialised again until then
+  // (docs/benchmarks.md, "Measurements behind fast paths in the code").
+  // A long list has none (shortListText), so a list never doubles what memory holds; it is
+  // written in pieces.
   #listText: string | undefined;
   #listTextRevision = -1;
 
@@ -165,9 +166,9 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   }
 
   /**
-   * Whether a record has this id. An id past the highest ever held is free without a look-up,
-   * which a create of a new id misses in a large Map: 0.45 µs of CPU per `POST /users` with
-   * 200,000 users held (a CPU profile of bench/in-memory.mjs).
+   * Whether a record has this id. Fast path: an id past the highest ever held is free without
+   * a look-up, which a create of a new id misses in a large Map
+   * (docs/benchmarks.md, "Measurements behind fast paths in the code").
    */
   has(id: number): boolean {
     return id <= this.#highestId && this.#records.has(id);
@@ -180,9 +181,9 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   }
 
   /**
-   * Adds a record whose id the caller has just found free, as a create does: a second
-   * look-up in a Map of 100,000 records took 0.24 µs of CPU per `POST /users` (a CPU
-   * profile of the built server under wrk).
+   * Adds a record whose id the caller has just found free, as a create does. Fast path: no
+   * second look-up in a large Map to check the id again
+   * (docs/benchmarks.md, "Measurements behind fast paths in the code").
    */
   add(record: R): void {
     // The version first: a record is never held without one.

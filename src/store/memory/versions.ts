@@ -6,11 +6,11 @@ const INITIAL_SLOTS = 1024;
 /**
  * The version of each held record, by id; versions start at 1, and 0 in a slot means none.
  * Ids up to a bound sit in a Float64Array, which the garbage collector does not trace and a
- * look-up does not hash: with a Map beside the records' own, `POST /users` cost 0.9 µs more
- * CPU (13.3 against 12.5 µs, bench/in-memory.mjs, CONNECTIONS=50). The bound doubles when an
- * id just past it arrives while more than half the slots are in use; any other id (a client
- * may choose any id up to 2^53 - 1) goes to a Map. So the array only grows to four slots
- * per record held, however a client picks its ids.
+ * look-up does not hash. Fast path: no second Map beside the records' own for the small ids
+ * records mostly have (docs/benchmarks.md, "Measurements behind fast paths in the code").
+ * The bound doubles when an id just past it arrives while more than half the slots are in
+ * use; any other id (a client may choose any id up to 2^53 - 1) goes to a Map. So the array
+ * only grows to four slots per record held, however a client picks its ids.
  */
 export class Versions {
   #slots = new Float64Array(INITIAL_SLOTS);
