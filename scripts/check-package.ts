@@ -1,11 +1,12 @@
 // Proves the package from outside the repository: packs it, lints the tarball, installs it into fresh projects and uses it there.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { embeddingExample } from "../test/support/example.ts";
 import { startCluster } from "../test/support/postgres.ts";
 import { readListeningUrl } from "../test/support/target.ts";
 import { ensureRuntimes, type Runtime, runtimePath } from "./install-runtimes.ts";
@@ -26,7 +27,13 @@ try {
   // The two projects are independent; the strict tsc (which checks all of @types/node)
   // is the slowest step, so it runs while the plain project is exercised.
   // allSettled: both finish before the temporary folders are removed, even when one fails.
-  const results = await Promise.allSettled([checkPlain(tarball), checkTyped(tarball), checkFolder(), checkDatabase(tarball)]);
+  const results = await Promise.allSettled([
+    checkPlain(tarball),
+    checkTyped(tarball),
+    checkFolder(),
+    checkDatabase(tarball),
+    checkExample(tarball),
+  ]);
   const reasons = results.flatMap((result) => (result.status === "rejected" ? [(result.reason as Error).message] : []));
   if (reasons.length > 0) throw new Error(reasons.join("\n\n"));
 } catch (error) {
@@ -80,6 +87,31 @@ async function checkFolder(): Promise<void> {
   await step("node --test in the folder-installed project: the same checks as from the tarball", () =>
     run(process.execPath, ["--test", "--test-reporter=spec", "package.test.js"], linked),
   );
+}
+
+/**
+ * (e) the embedding example of docs/package.md as a reader uses it: copied verbatim into a
+ * fresh project whose package.json has no "type", beside the installed tarball, and run with
+ * `node --test example.test.mjs`. Every test in it must pass, and there must be some.
+ */
+async function checkExample(tarball: string): Promise<void> {
+  const example = embeddingExample(readFileSync(join(ROOT, "docs", "package.md"), "utf8"));
+  const folder = await step('npm install <tarball> into a fresh project with no "type" in its package.json', async () => {
+    const folder = join(work, "example");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "package.json"), `${JSON.stringify({ name: "example", private: true }, null, 2)}\n`);
+    writeFileSync(join(folder, "example.test.mjs"), example);
+    await run(NPM, [...INSTALL, tarball], folder);
+    return folder;
+  });
+  await step("node --test example.test.mjs: the example of docs/package.md, as written there, passes", async () => {
+    const output = await run(process.execPath, ["--test", "example.test.mjs"], folder);
+    // The tap reporter's summary (Node 20 on a pipe), or the spec reporter's.
+    const count = (name: string) => Number(new RegExp(`^(?:# |\u2139 )${name} (\\d+)$`, "m").exec(output)?.[1] ?? Number.NaN);
+    if (!(count("pass") > 0) || count("fail") !== 0) {
+      throw new Error(`node --test example.test.mjs passed ${count("pass")} and failed ${count("fail")} tests\n${output}`);
+    }
+  });
 }
 
 /** (d) the PostgreSQL adapter packed and installed beside the server: the command keeps its data in a real database. */

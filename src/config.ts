@@ -62,7 +62,7 @@ export type Setting = {
   key: keyof Config;
   variable: string;
   flag: string;
-  /** The default, as the README and `--help` show it; empty when there is none. */
+  /** The default, as docs/configuration.md and `--help` show it; empty when there is none. */
   shown: string;
   meaning: string;
   /** Reads the text of the variable or flag named `source`; undefined text means unset. */
@@ -75,8 +75,8 @@ export type Setting = {
 const MILLISECONDS = { min: 1, max: 3_600_000 };
 
 /**
- * Every setting, in the order the README's table, `--help` and readConfig list them.
- * The README's configuration table is this list (test/docs.test.ts).
+ * Every setting, in the order docs/configuration.md's table, `--help` and readConfig list them.
+ * That table is this list (test/docs.test.ts).
  */
 export const SETTINGS: readonly Setting[] = [
   {

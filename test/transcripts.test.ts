@@ -1,4 +1,4 @@
-// Replays every console transcript of the README and docs/api-family.md on a real server and checks the answers word for word.
+// Replays every console transcript of the README and the docs named in DOCUMENTS on a real server and checks the answers word for word.
 //
 // What is a transcript: every ```console block with `$ ` lines. Each `$ ` line (with its
 // `\` continuation lines) is a command, and the lines under it, up to the next `$ `, are
@@ -12,6 +12,8 @@
 // of the document, until a `<!-- transcript: NAME -->` comment before a block starts a
 // fresh server (and folder) with the setup NAME below; the document's top starts with
 // `seeded`. So the walk-through in docs/api-family.md is one session, as its prose says.
+// A reader does not see the marker, so the text just before a session's first block (since
+// the block before it) must say how its server was started: each setup names the words.
 //
 // Compared: the status line, every header line in order (names in any case; `Date`,
 // `Keep-Alive` and Node's `Connection: keep-alive` are left out of transcripts, a
@@ -37,40 +39,44 @@ import { DOCUMENTS, type Replay, readDocument, readSessions, type Setup, startSe
 const UPDATE = process.env.UPDATE_TRANSCRIPTS === "1" || process.env.UPDATE_TRANSCRIPTS === "all";
 const UPDATE_ALL = process.env.UPDATE_TRANSCRIPTS === "all";
 
+// docs/configuration.md: the seed file of the transcript of a refused start.
+const BAD_SEED = JSON.stringify({ users: [{ id: 1, name: "Ada Lovelace", email: "ada" }] });
+// docs/api.md, PATCH: the user the transcript patches.
+const PATCHED_USER = {
+  name: "Grace Hopper",
+  email: "grace@example.com",
+  role: "admiral",
+  address: { city: "Arlington", street: "Army Navy Drive" },
+};
+
 /** The state each marked transcript starts from, as its prose describes it. */
 const SETUPS: Record<string, Setup> = {
   // A fresh server with the two seeded users.
-  seeded: {},
-  // README, Lists: "the two seeded users and three more".
+  seeded: { says: ["fresh server"] },
+  // docs/api.md, Lists: "the two seeded users and three more".
   lists: {
+    says: ["fresh server", "three more", "Grace Hopper", "Margaret Hamilton", "Katherine Johnson"],
     creates: [
       ["/users", { name: "Grace Hopper", email: "grace@example.com", role: "engineer" }],
       ["/users", { name: "Margaret Hamilton", email: "margaret@example.com", role: "engineer" }],
       ["/users", { name: "Katherine Johnson", email: "katherine@example.com", role: "mathematician" }],
     ],
   },
-  // README, PATCH: "User 3 was created as ...".
+  // docs/api.md, PATCH: "where user 3 was created as ...".
   patch: {
-    creates: [
-      [
-        "/users",
-        {
-          name: "Grace Hopper",
-          email: "grace@example.com",
-          role: "admiral",
-          address: { city: "Arlington", street: "Army Navy Drive" },
-        },
-      ],
-    ],
+    says: ["fresh server", `user 3 was created as \`${JSON.stringify(PATCHED_USER)}\``],
+    creates: [["/users", PATCHED_USER]],
   },
-  // README, CORS: "With CORS_ORIGINS=https://app.example.com".
-  cors: { options: { corsOrigins: ["https://app.example.com"] } },
-  // README, Configuration: a seed file whose first user has a bad e-mail address.
+  // docs/api.md, CORS: "started with CORS_ORIGINS=https://app.example.com".
+  cors: { says: ["fresh server started with `CORS_ORIGINS=https://app.example.com`"], options: { corsOrigins: ["https://app.example.com"] } },
+  // docs/configuration.md: a seed file whose first user has a bad e-mail address.
   "bad-seed-file": {
-    files: () => ({ "seed.json": JSON.stringify({ users: [{ id: 1, name: "Ada Lovelace", email: "ada" }] }) }),
+    says: [`folder whose \`seed.json\` holds one user, \`${BAD_SEED}\``],
+    files: () => ({ "seed.json": BAD_SEED }),
   },
-  // README, Seeds: the seed file shown just above the transcript.
+  // docs/configuration.md, Seeds: the seed file shown just above the transcript.
   "seed-file": {
+    says: ["holds this file as `seed.json`"],
     files: (session) => {
       assert.ok(session.jsonBefore !== undefined, "the seed-file transcript follows a ```json block");
       return { "seed.json": session.jsonBefore };
@@ -95,6 +101,16 @@ for (const document of DOCUMENTS) {
 
   test(`${document} has transcripts`, () => {
     assert.ok(sessions.some((session) => session.commands.length > 0));
+  });
+
+  test(`${document}: the text before each session says how its server was started`, () => {
+    // Line breaks and runs of spaces are one space to a reader.
+    const unsaid = sessions.flatMap((session) =>
+      (SETUPS[session.setup]?.says ?? [`a setup named ${session.setup}`])
+        .filter((words) => !session.prose.replace(/\s+/g, " ").includes(words))
+        .map((words) => `${document}:${session.line}: the text before the ${session.setup} session does not say: ${words}`),
+    );
+    assert.deepEqual(unsaid, []);
   });
 
   for (const session of sessions) {

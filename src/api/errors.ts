@@ -3,7 +3,7 @@ import type { Reply } from "./reply.ts";
 
 /**
  * Every error code the service can send, with its status and when it is sent.
- * Tests assert codes, not wording; the README's error table is this object.
+ * Tests assert codes, not wording; docs/api.md's error table is this object.
  */
 export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, when: "The request is not valid HTTP/1.1." },

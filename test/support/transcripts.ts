@@ -10,7 +10,7 @@ import { type RunningServer, type ServerOptions, startServer } from "../../src/h
 import { ROOT } from "./target.ts";
 
 /** The documents whose console blocks are transcripts, relative to the repository. */
-export const DOCUMENTS = ["README.md", "docs/api-family.md"] as const;
+export const DOCUMENTS = ["README.md", "docs/api.md", "docs/api-family.md", "docs/configuration.md", "docs/operations.md"] as const;
 
 /** The instant every transcript server's clock shows, so `createdAt` is known in advance. */
 export const CLOCK = "2026-01-31T09:30:00.000Z";
@@ -37,10 +37,14 @@ export type Session = {
   commands: Command[];
   /** The text of the last ```json block before the marker, for a setup that writes a seed file. */
   jsonBefore: string | undefined;
+  /** What a reader sees just before the session's first block: the text since the block before it, comments left out. */
+  prose: string;
 };
 
 /** What a session starts with besides the default server: options, records created over HTTP, files in its folder. */
 export type Setup = {
+  /** Words the text just before the session must hold, so that a reader sees how its server was started. */
+  says: string[];
   options?: Pick<ServerOptions, "corsOrigins" | "seed">;
   creates?: Array<[path: string, body: Record<string, unknown>]>;
   files?: (session: Session) => Record<string, string>;
@@ -55,20 +59,27 @@ export function readSessions(document: string, markdown: string): Session[] {
   let current: Session | undefined;
   let lastJson: string | undefined;
   let marker: { name: string; line: number } | undefined;
+  // Where the text after the last block (of any kind) begins.
+  let proseFrom = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const found = MARKER.exec(line);
     if (found !== null) marker = { name: found[1]!, line: i + 1 };
+    if (!line.startsWith("```")) continue;
+    const start = i;
+    const end = lines.indexOf("```", i + 1);
+    const prose = lines
+      .slice(proseFrom, start)
+      .filter((text) => !text.startsWith("<!--"))
+      .join("\n");
+    i = end;
+    proseFrom = end + 1;
     if (line === "```json") {
-      const end = lines.indexOf("```", i + 1);
-      lastJson = lines.slice(i + 1, end).join("\n") + "\n";
-      i = end;
+      lastJson = lines.slice(start + 1, end).join("\n") + "\n";
       continue;
     }
     if (line !== "```console") continue;
-    const end = lines.indexOf("```", i + 1);
-    const commands = readCommands(lines, i + 1, end);
-    i = end;
+    const commands = readCommands(lines, start + 1, end);
     if (commands.length === 0) continue;
     if (current === undefined || marker !== undefined) {
       current = {
@@ -77,6 +88,7 @@ export function readSessions(document: string, markdown: string): Session[] {
         line: marker?.line ?? commands[0]!.line,
         commands: [],
         jsonBefore: lastJson,
+        prose,
       };
       sessions.push(current);
       marker = undefined;
