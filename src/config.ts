@@ -160,7 +160,7 @@ export const SETTINGS: readonly Setting[] = [
     shown: "",
     meaning:
       "Access tokens as comma-separated `SCOPE:TOKEN` entries, the scope `read` or `write` (which includes read). With any token set, every request but `/healthz`, `/readyz` and CORS preflights needs `Authorization: Bearer <token>`.",
-    read: readAuthTokens,
+    read: checkedTokens(parseTokens),
     placeholder: "tokens",
   },
   {
@@ -169,7 +169,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: "--auth-tokens-file",
     shown: "",
     meaning: "A file of access tokens, one `SCOPE:TOKEN` a line (blank lines and `#` comments skipped), such as a secret mounted at `/run/secrets/tokens`; adds to `AUTH_TOKENS`.",
-    read: readAuthTokensFile,
+    read: checkedTokens(readTokensFile),
     placeholder: "file",
   },
   {
@@ -411,25 +411,20 @@ function readAllowedHosts(text: string | undefined, source: string): readonly st
   return hosts;
 }
 
-// A token is never quoted back: the messages of parseTokens name the entry by its place.
-function readAuthTokens(text: string | undefined, source: string): string | undefined {
-  if (text === undefined) return undefined;
-  try {
-    parseTokens(text, source);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-  return text;
-}
-
-function readAuthTokensFile(text: string | undefined, source: string): string | undefined {
-  if (text === undefined) return undefined;
-  try {
-    readTokensFile(text, source);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-  return text;
+/**
+ * A reader of a tokens setting: the text as given, once `check` (parseTokens, readTokensFile) has
+ * read it without a fault. A token is never quoted back: their messages name an entry by its place.
+ */
+function checkedTokens(check: (text: string, source: string) => unknown): Setting["read"] {
+  return (text, source) => {
+    if (text === undefined) return undefined;
+    try {
+      check(text, source);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+    return text;
+  };
 }
 
 function readFsync(text: string | undefined, source: string): FsyncPolicy {

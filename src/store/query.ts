@@ -127,8 +127,9 @@ function compareSortValues(a: Sortable | typeof MISSING, b: Sortable | typeof MI
 
 /** compareJson's order, on values made sortable. */
 function compareSortable(a: Sortable, b: Sortable): number {
-  const rankA = sortableRank(a);
-  const rankB = sortableRank(b);
+  // A sortable value has the type of the value it was made from: an object stays an object.
+  const rankA = typeRank(a);
+  const rankB = typeRank(b);
   if (rankA !== rankB) return rankA - rankB;
   if (typeof a === "string") return a < (b as string) ? -1 : a > (b as string) ? 1 : 0;
   if (typeof a === "number") return a < (b as number) ? -1 : a > (b as number) ? 1 : 0;
@@ -153,14 +154,6 @@ function compareSortable(a: Sortable, b: Sortable): number {
     if (order !== 0) return order;
   }
   return 0;
-}
-
-function sortableRank(value: Sortable): number {
-  if (value === null) return 0;
-  if (typeof value === "string") return 1;
-  if (typeof value === "number") return 2;
-  if (typeof value === "boolean") return 3;
-  return Array.isArray(value) ? 4 : 5;
 }
 
 /**
