@@ -150,7 +150,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: "--allowed-hosts",
     shown: "localhost,*.localhost,ip",
     meaning:
-      "The names a request's `Host` may have, comma-separated, any port: `api.example.com`, `*.example.com` for its subdomains, `ip` for any IP address, or `*` for any. Others get `403 HOST_NOT_ALLOWED`, which blocks DNS rebinding. Behind a domain name, set it.",
+      "The names a request's `Host` may have, comma-separated, any port: `api.example.com`, `*.example.com` for its subdomains, `ip` for any IP address, or `*` for any. Others get `403 HOST_NOT_ALLOWED`, which blocks DNS rebinding. Behind a domain name, set it and keep `ip` for probes by address: `api.example.com,ip`.",
     read: readAllowedHosts,
   },
   {

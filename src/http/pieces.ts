@@ -65,5 +65,7 @@ export function writeInPieces(
     else response.once("drain", write);
   };
 
-  measure();
+  // Started on the next turn, never in this call: `done` then always comes after the caller has
+  // marked its connection busy, even for a list whose records fit one piece without their commas.
+  setImmediate(measure);
 }
