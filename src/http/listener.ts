@@ -132,11 +132,17 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     if (reply.json === undefined && Array.isArray(reply.body) && reply.body.length > 1) {
       const text = shortListText(reply.body);
       if (text === undefined) {
+        // A list whose pieces all go out in this call is answered now, like any other; only one
+        // still being written holds back the requests behind it until it is done.
+        let now = true;
+        let done = false;
         sendInPieces(response, reply, reply.body, options, (bytes) => {
           answered(exchange, reply.status, bytes);
-          queue.proceed(request.socket);
+          done = true;
+          if (!now) queue.proceed(request.socket);
         });
-        return true;
+        now = false;
+        return !done;
       }
       reply = { ...reply, json: text };
     }

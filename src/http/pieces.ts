@@ -65,7 +65,5 @@ export function writeInPieces(
     else response.once("drain", write);
   };
 
-  // Started on the next turn, never in this call: `done` then always comes after the caller has
-  // marked its connection busy, even for a list whose records fit one piece without their commas.
-  setImmediate(measure);
+  measure();
 }
