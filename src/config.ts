@@ -116,7 +116,7 @@ export const SETTINGS: readonly Setting[] = [
     variable: "REQUEST_TIMEOUT_MS",
     flag: "--request-timeout",
     shown: String(TIMEOUTS.requestTimeout),
-    meaning: "A connection must deliver its complete request within this time, or it gets `408` and is closed.",
+    meaning: "A connection must deliver its complete request within this time, or it gets `408` and is closed; a client reading a long list must take a piece within it, or its connection is closed.",
     read: wholeNumber(TIMEOUTS.requestTimeout, MILLISECONDS),
   },
   {

@@ -17,4 +17,6 @@ export type Reply = {
    */
   etag?: string;
   headers?: Record<string, string>;
+  /** Called once the answer is written or its client gone: a long list's records are let go of then (store/memory/holds.ts). */
+  release?: () => void;
 };

@@ -1,6 +1,6 @@
 // A resource's routes: its list and create, and GET, PUT, PATCH and DELETE of one record, with their ETags.
 import type { IncomingHttpHeaders } from "node:http";
-import { evaluatePreconditions } from "./conditions.ts";
+import { evaluatePreconditions, type Outcome } from "./conditions.ts";
 import { HttpError } from "./errors.ts";
 import type { ApiRoute } from "./handler.ts";
 import { listReply } from "./lists.ts";
@@ -44,11 +44,16 @@ export function resourceRoutes(resource: Resource, store: CollectionStore): ApiR
       handler: ({ query, params, headers }) =>
         andThen(listRecords(resource, store, query, params.id), ({ view, links }) => {
           // Checked once the list exists and its query is valid (a 404 or 400 comes first).
-          const notModified = checkRead(headers, view.tag, subject);
-          if (notModified !== undefined) return notModified;
+          const outcome = evaluatePreconditions(headers, view.tag, READ);
+          if (outcome !== "proceed") {
+            // A list not sent lets go of its records at once.
+            view.release?.();
+            return readRefusal(outcome, view.tag, subject);
+          }
           const reply = listReply(view.items, view.total, links);
           reply.etag = view.tag;
           reply.json = view.text;
+          reply.release = view.release;
           return reply;
         }),
     },
@@ -95,7 +100,11 @@ export function resourceRoutes(resource: Resource, store: CollectionStore): ApiR
  */
 function checkRead(headers: IncomingHttpHeaders, etag: string, subject: string): Reply | undefined {
   const outcome = evaluatePreconditions(headers, etag, READ);
-  if (outcome === "proceed") return undefined;
+  return outcome === "proceed" ? undefined : readRefusal(outcome, etag, subject);
+}
+
+/** A read's 304, or its 412 thrown. */
+function readRefusal(outcome: Exclude<Outcome, "proceed">, etag: string, subject: string): Reply {
   if (outcome === "not-modified") return { status: 304, etag };
   throw new HttpError(
     "PRECONDITION_FAILED",

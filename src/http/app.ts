@@ -14,7 +14,7 @@ import { COLLECTIONS, type Seed } from "../store/records.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
 
 /** Options of createApp and createListener; every one has a default. */
-export type AppOptions = Omit<ListenerOptions, "servedWhileDraining" | "open" | "logger" | "metrics"> & {
+export type AppOptions = Omit<ListenerOptions, "servedWhileDraining" | "open" | "logger" | "metrics" | "stallTimeout"> & {
   /** The most the records may cost, in bytes as the store counts them (64 MiB); a write past it gets 507. */
   storeLimit?: number;
   /**
@@ -88,8 +88,11 @@ export function createApp(options: AppOptions = {}): RequestListener {
   return createApi(options).listener;
 }
 
-/** What startServer hands createApi beyond the app's options: the log and the metrics it shares with the server. */
-export type Observers = { logger: Logger; metrics: Metrics | undefined };
+/**
+ * What startServer hands createApi beyond the app's options: the log and the metrics it shares
+ * with the server, and its request time-out, which also bounds how long a list in pieces waits for its reader.
+ */
+export type Observers = { logger: Logger; metrics: Metrics | undefined; stallTimeout?: number };
 
 /** The API as createApi makes it: the listener, its data, and how to answer a request refused before routing. */
 export type Api = Handlers & { data: DataSet };
@@ -109,7 +112,7 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
   // Liveness, readiness and metrics keep answering during shutdown; everything else gets 503.
   const servedWhileDraining = new Set(routes.filter((route) => route.servedWhileDraining).map((route) => route.handler));
   const open = new Set(routes.filter((route) => route.open).map((route) => route.handler));
-  const handlers = createHandlers(routes, { ...listenerOptions, servedWhileDraining, open, logger, metrics });
+  const handlers = createHandlers(routes, { ...listenerOptions, servedWhileDraining, open, logger, metrics, stallTimeout: observers?.stallTimeout });
   return { ...handlers, data };
 }
 

@@ -17,6 +17,7 @@ import { createLogger, type Logger } from "../ops/log.ts";
 import { type Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "./request-id.ts";
 import { shortListText } from "../store/list-text.ts";
+import { DEFAULT_STALL_TIMEOUT } from "./pieces.ts";
 import { internalErrorReply, send, sendInPieces } from "./respond.ts";
 import { type Reply } from "../api/reply.ts";
 import { createRouter, type Match, pathOf } from "./router.ts";
@@ -30,6 +31,11 @@ import type { Awaitable } from "../store/seam.ts";
 export type ListenerOptions = AccessOptions & {
   /** The largest request body in bytes; larger ones get 413. */
   bodyLimit?: number;
+  /**
+   * How long a list written in pieces waits for its reader to take one before its connection
+   * is closed, in ms (0: no limit); 30 s by default, startServer's request time-out.
+   */
+  stallTimeout?: number;
   /**
    * Which origins' pages may call the API and read the answers (CORS): pages on this machine
    * (`loopback`, the default), any (`*`), only those listed (`https://app.example.com`), or none
@@ -94,6 +100,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const match = createRouter(routes);
   const readOptions = { limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT };
   const readPatchOptions = { ...readOptions, patch: true };
+  const stallTimeout = options.stallTimeout ?? DEFAULT_STALL_TIMEOUT;
   const isDraining = options.isDraining ?? never;
   const logger = options.logger ?? createLogger("off");
   const logError =
@@ -136,7 +143,9 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
         // still being written holds back the requests behind it until it is done.
         let now = true;
         let done = false;
-        sendInPieces(response, reply, reply.body, options, (bytes) => {
+        const release = reply.release;
+        sendInPieces(response, reply, reply.body, options, stallTimeout, (bytes) => {
+          release?.();
           answered(exchange, reply.status, bytes);
           done = true;
           if (!now) queue.proceed(request.socket);
@@ -146,6 +155,8 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
       }
       reply = { ...reply, json: text };
     }
+    // A list's text is made: the store may count its records gone (store/memory/holds.ts).
+    reply.release?.();
     answered(exchange, reply.status, send(response, reply, options));
     return false;
   }

@@ -74,14 +74,14 @@ function headerList(reply: Reply, options: SendOptions): Array<string | number> 
  * Writes a list reply whose text is too long to make at once in pieces (pieces.ts), with the
  * headers send() would give it; `done` is told the body bytes written, or -1.
  */
-export function sendInPieces(res: ServerResponse, reply: Reply, items: readonly unknown[], options: SendOptions, done: (bytes: number) => void): void {
+export function sendInPieces(res: ServerResponse, reply: Reply, items: readonly unknown[], options: SendOptions, stallTimeout: number, done: (bytes: number) => void): void {
   if (res.destroyed || res.headersSent) return done(-1);
   const writeHead = (length: number) => {
     const headers = headerList(reply, options);
     headers.push("content-type", JSON_TYPE, "content-length", length);
     res.writeHead(reply.status, headers);
   };
-  writeInPieces(res, items, { head: options.head === true, writeHead }, done);
+  writeInPieces(res, items, { head: options.head === true, writeHead, stallTimeout }, done);
 }
 
 /**

@@ -142,7 +142,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { store } = data;
   try {
     metrics = metricsOn ? recordMetrics(data) : undefined;
-    const api = createApi(appOptions, data, { logger, metrics });
+    const api = createApi(appOptions, data, { logger, metrics, stallTimeout: requestTimeout });
     return await serve(api, store, state, { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout }, { logger, metrics });
   } catch (error) {
     // A start that fails once the data is open lets go of it, so that its directory is free for a retry.

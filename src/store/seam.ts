@@ -33,7 +33,17 @@ export type ReadView = { tag: string; text: string };
  * One page of a list: its records, how many match in all, the list's strong ETag, and the
  * records' JSON text when the store keeps it (the memory store keeps a whole list's).
  */
-export type ListView = { items: StoredRecord[]; total: number; tag: string; text?: string };
+export type ListView = {
+  items: StoredRecord[];
+  total: number;
+  tag: string;
+  text?: string;
+  /**
+   * For a list whose text is not made yet: lets go of its records, whose cost the memory
+   * store keeps counted, deleted ones among them, until the answer is written or abandoned.
+   */
+  release?: () => void;
+};
 
 /** What a write answers with: the record as stored, and the strong ETag of its new version. */
 export type Written = { record: StoredRecord; tag: string };

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { assertJsonHeaders, call } from "../support/http.ts";
-import { openSocket, responseReader } from "../support/raw.ts";
+import { closed, openSocket, responseReader } from "../support/raw.ts";
 import { databaseTargets, startTarget, type Target } from "../support/target.ts";
 
 // The budget bounds what the process holds: a database keeps the data outside it (docs/decisions.md).
@@ -138,5 +138,52 @@ describe("a long list", () => {
     socket.destroy();
     const response = await call(`${target.url}/users/3000`);
     assert.equal(response.status, 200);
+  });
+});
+
+describe("a client that stops reading a long list", () => {
+  let target: Target;
+  before(async () => {
+    target = await startTarget({ REQUEST_TIMEOUT_MS: "1000", HEADERS_TIMEOUT_MS: "1000" });
+  });
+  after(() => target.close());
+
+  test("loses its connection once it takes nothing for REQUEST_TIMEOUT_MS; the records it held count until then", { timeout: 30_000 }, async () => {
+    const url = target.url;
+    // Sixteen posts of a million characters: 16 MB of list, more than the sockets' buffers hold,
+    // and as much as the default budget takes.
+    const big = { title: "t", body: "b".repeat(1_000_000) };
+    const created: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      const response = await call(`${url}/posts`, { method: "POST", json: big });
+      assert.equal(response.status, 201);
+      created.push(response.headers.get("location")!);
+    }
+    const socket = await openSocket(url);
+    socket.write("GET /posts HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    let received = 0;
+    const first = await new Promise<Buffer>((resolve) => socket.once("data", resolve));
+    received += first.length;
+    socket.pause();
+    const head = first.toString("latin1");
+    assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
+    const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(head)![1]);
+    const headLength = head.indexOf("\r\n\r\n") + 4;
+
+    for (const location of created) assert.equal((await call(`${url}${location}`, { method: "DELETE" })).status, 204);
+    if (!ON_DATABASE) {
+      // The stalled answer still holds the deleted posts: the budget counts them.
+      const full = await call(`${url}/posts`, { method: "POST", json: big });
+      assert.equal(full.status, 507);
+      assert.equal((full.body as { code: string }).code, "STORE_FULL");
+    }
+    // Once the server has closed the stalled connection, the room is back.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    assert.equal((await call(`${url}/posts`, { method: "POST", json: big })).status, 201);
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    await closed(socket);
+    assert.ok(received - headLength < length, `the whole answer arrived: ${received - headLength} of ${length} bytes`);
   });
 });

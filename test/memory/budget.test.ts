@@ -5,8 +5,10 @@ import { defineData } from "../../src/api/dataset.ts";
 import { StoreError } from "../../src/store/errors.ts";
 import { readList } from "../../src/api/lists.ts";
 import { DEFAULT_STORE_LIMIT, formatBytes, recordCost } from "../../src/store/memory/budget.ts";
+import { createHolds } from "../../src/store/memory/holds.ts";
 import { createMemoryStore, StoreLimitError } from "../../src/store/memory/store.ts";
 import { createRecord, deleteRecord, updateRecord } from "../../src/api/records.ts";
+import { resourceRoutes } from "../../src/api/routes.ts";
 import type { Seed } from "../../src/store/records.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
@@ -20,7 +22,7 @@ function limited(limit: number, seed?: Seed) {
 test("recordCost counts a record's bookkeeping and each value, its members' names among them", () => {
   assert.equal(recordCost({}), 96 + 56);
   // A member: its slot, its name (2 characters), and its value.
-  assert.equal(recordCost({ id: 1 }), 96 + 56 + (48 + 32 + 4 * 2) + 24);
+  assert.equal(recordCost({ id: 1 }), 96 + 56 + (48 + 32 + 4 * 2) + 56);
   assert.equal(recordCost({ s: "abc" }), 96 + 56 + (48 + 32 + 4) + (32 + 12));
   assert.equal(recordCost({ a: [true, null, {}] }), 96 + 56 + (48 + 32 + 4) + (32 + 3 * 16) + 8 + 8 + 56);
 });
@@ -39,6 +41,21 @@ test("recordCost is an upper bound of what V8 holds for each of the worst shapes
   }
   // A string: two bytes a character in the heap at most, and its text kept for reads.
   assert.ok(recordCost({ s: "é".repeat(n) }) >= 2 * 2 * n);
+  // Texts longer than their values, with the heap each takes and its text (measured, with
+  // the text made two-byte by one wide character where that makes it longer): a control
+  // character is six characters of text; a lone surrogate six, two bytes each; a number up
+  // to 25 characters, two bytes each, beside its 8-byte slot.
+  const texts: Array<[string, object, number]> = [
+    ["control characters", { s: "\u0001".repeat(n) }, 1 + 6],
+    ["lone surrogates in a two-byte text", { s: "中\ud800".repeat(n / 2) }, 2 + (12 + 2) / 2],
+    ["long numbers in a two-byte text", { w: "中", z: Array.from({ length: n }, (_, i) => -0.0000012345678901234567 * (1 + i / n)) }, 8 + 2 * 25],
+    ["quotes", { s: '"'.repeat(n) }, 1 + 2],
+  ];
+  for (const [name, record, bytesPerValue] of texts) {
+    assert.ok(recordCost(record) >= n * bytesPerValue, `${name}: ${recordCost(record)} < ${n * bytesPerValue}`);
+  }
+  // A string that escapes nothing costs the same on either path: an emoji is two units, unescaped.
+  assert.equal(recordCost({ s: "😀" }), recordCost({ s: "ab" }));
 });
 
 test("the default limit is 64 MiB, and sizes are shown in their largest whole unit", () => {
@@ -84,7 +101,7 @@ test("a replace that grows a record past the limit -> 507 and the record is unch
 });
 
 test("deleting a post frees what its comments and replies took too", async () => {
-  const { resources, store } = limited(6_000);
+  const { resources, store } = limited(6_300);
   const post = await createRecord(resources.posts, store.collection("posts"), { title: "t", body: "b" });
   const comment = await createRecord(resources.comments, store.collection("comments"), { body: "c".repeat(300) }, post.record.id);
   await createRecord(resources.replies, store.collection("replies"), { body: "r".repeat(300) }, comment.record.id);
@@ -102,4 +119,81 @@ test("starting records past the limit throw a StoreLimitError that says what to 
   });
   assert.ok(StoreLimitError.prototype instanceof RangeError);
   assert.throws(() => limited(0), { name: "TypeError" });
+});
+
+test("a cost freed while lists hold records is taken off once every list open then is released", () => {
+  const budget = { used: 100 };
+  const holds = createHolds(budget);
+  holds.free(10);
+  assert.equal(budget.used, 90, "with no list open, a free is at once");
+  const a = holds.hold();
+  holds.free(20);
+  const b = holds.hold();
+  holds.free(30);
+  assert.equal(holds.holding(), true);
+  assert.equal(budget.used, 90);
+  b();
+  assert.equal(budget.used, 90, "the second free waits for the first list too");
+  a();
+  assert.equal(budget.used, 40);
+  a();
+  assert.equal(budget.used, 40, "a release counts once");
+  const c = holds.hold();
+  holds.free(5);
+  const d = holds.hold();
+  c();
+  assert.equal(budget.used, 35, "freed before the newer list was taken: only the older held it");
+  holds.free(5);
+  d();
+  assert.equal(budget.used, 30);
+  assert.equal(holds.holding(), false);
+});
+
+test("records deleted while a list that holds them is not yet written keep their cost until it is", async () => {
+  const { resources, store } = limited(8_000);
+  const posts = store.collection("posts");
+  const body = { title: "t", body: "b".repeat(200) };
+  const ids: number[] = [];
+  for (;;) {
+    try {
+      ids.push((await createRecord(resources.posts, posts, body)).record.id);
+    } catch {
+      break;
+    }
+  }
+  // A sorted list has no text made yet: it may be written in pieces, so it holds its records.
+  const view = (await posts.list(readList(new URLSearchParams("sort=-id"))))!;
+  assert.ok(ids.length > 2);
+  assert.equal(view.items.length, ids.length);
+  assert.equal(typeof view.release, "function");
+  for (const id of ids) await deleteRecord(resources.posts, posts, id);
+  await assert.rejects(async () => createRecord(resources.posts, posts, body), { code: "STORE_FULL" });
+  view.release!();
+  assert.equal((await createRecord(resources.posts, posts, body)).record.title, "t");
+  // The whole list's text is made when it is read: nothing is held.
+  assert.equal((await posts.list(ALL))!.release, undefined);
+});
+
+test("a list answered 304 or 412 lets go of its records at once", async () => {
+  const { resources, store } = limited(8_000);
+  const posts = store.collection("posts");
+  const body = { title: "t", body: "b".repeat(200) };
+  const ids: number[] = [];
+  for (;;) {
+    try {
+      ids.push((await createRecord(resources.posts, posts, body)).record.id);
+    } catch {
+      break;
+    }
+  }
+  const list = resourceRoutes(resources.posts, posts).find((route) => route.method === "GET" && route.operation?.kind === "list")!;
+  const query = new URLSearchParams("sort=-id");
+  const sent = await list.handler({ params: {}, query, body: {}, headers: {} });
+  assert.equal(typeof sent.release, "function", "a list sent lets go once written");
+  sent.release!();
+  const notModified = await list.handler({ params: {}, query, body: {}, headers: { "if-none-match": sent.etag! } });
+  assert.equal(notModified.status, 304);
+  await assert.rejects(async () => list.handler({ params: {}, query, body: {}, headers: { "if-match": '"other"' } }), { code: "PRECONDITION_FAILED" });
+  for (const id of ids) await deleteRecord(resources.posts, posts, id);
+  assert.equal((await createRecord(resources.posts, posts, body)).record.title, "t");
 });

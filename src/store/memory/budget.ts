@@ -8,8 +8,10 @@ export const DEFAULT_STORE_LIMIT = 64 * 1024 * 1024;
 
 // What each part of a record costs, in bytes. Each is an upper bound of what V8 holds for it
 // (an object's header and a member's slot, key and property details; an array's element
-// slots with room to grow) plus what the record's JSON text, kept for reads, adds. A string
-// counts 4 bytes a character: 2 for a two-byte string in the heap, 2 for its text.
+// slots with room to grow) plus what the record's JSON text, kept for reads, adds: two bytes a
+// character, since one two-byte character makes the whole text two-byte. A string counts 4
+// bytes a character (2 in the heap, 2 in the text), more when its text escapes characters; a
+// number its heap box and up to 25 characters of text.
 const RECORD = 96;
 const OBJECT = 56;
 const MEMBER = 48;
@@ -17,7 +19,7 @@ const ARRAY = 32;
 const ELEMENT = 16;
 const STRING = 32;
 const PER_CHARACTER = 4;
-const NUMBER = 24;
+const NUMBER = 56;
 const LITERAL = 8;
 
 /**
@@ -31,7 +33,7 @@ export function recordCost(record: object): number {
   for (const key in record) {
     const value = (record as Record<string, unknown>)[key];
     if (typeof value === "object" && value !== null) return nestedCost(record);
-    cost += MEMBER + STRING + PER_CHARACTER * key.length + (typeof value === "string" ? STRING + PER_CHARACTER * value.length : typeof value === "number" ? NUMBER : LITERAL);
+    cost += MEMBER + stringCost(key) + (typeof value === "string" ? stringCost(value) : typeof value === "number" ? NUMBER : LITERAL);
   }
   return cost;
 }
@@ -44,7 +46,7 @@ function nestedCost(record: object): number {
     const value = stack.pop();
     switch (typeof value) {
       case "string":
-        cost += STRING + PER_CHARACTER * value.length;
+        cost += stringCost(value);
         break;
       case "number":
         cost += NUMBER;
@@ -57,7 +59,7 @@ function nestedCost(record: object): number {
         } else {
           cost += OBJECT;
           for (const key in value) {
-            cost += MEMBER + STRING + PER_CHARACTER * key.length;
+            cost += MEMBER + stringCost(key);
             stack.push((value as Record<string, unknown>)[key]);
           }
         }
@@ -67,6 +69,16 @@ function nestedCost(record: object): number {
     }
   }
   return cost;
+}
+
+// What JSON writes as an escape: a control character or lone surrogate takes six characters
+// (`\u0001`), a quote or backslash two.
+const ESCAPED = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/** What a string costs: 2 bytes a character in the heap, 2 for each character of its text. */
+function stringCost(value: string): number {
+  if (!ESCAPED.test(value)) return STRING + PER_CHARACTER * value.length;
+  return STRING + 2 * value.length + 2 * (JSON.stringify(value).length - 2);
 }
 
 /** A size in bytes as messages show it: `64 MiB`, `1.5 GiB`, or bytes. */

@@ -8,6 +8,7 @@ import { COLLECTIONS, type CollectionName, type SeedRecords, type Snapshot } fro
 import type { Awaitable, Collections, CollectionDefinition, CollectionStore, Current, ListView, Store, Written } from "../seam.ts";
 import type { StoredRecord } from "../records.ts";
 import { formatBytes, recordCost } from "./budget.ts";
+import { createHolds, type Holds } from "./holds.ts";
 import { ChildIndex, Collection, takePage } from "./collection.ts";
 
 /** Options of createMemoryStore. */
@@ -85,8 +86,9 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
   }
   // What the records held cost; every write keeps it exact (budget.ts).
   const budget = { used: 0 };
+  const holds = createHolds(budget);
   if (restored === undefined) {
-    load(parts, starting, budget);
+    load(parts, starting, budget, holds);
     if (budget.used > limit) {
       throw new StoreLimitError(
         `The starting records take ${formatBytes(budget.used)}, more than STORE_LIMIT (${formatBytes(limit)}); raise STORE_LIMIT or start with fewer records`,
@@ -144,6 +146,13 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     }, unavailable);
   };
 
+  // A list without its text made may be written in pieces, holding its records until the
+  // last piece is out (http/pieces.ts): what they cost stays counted until it calls release.
+  const held = (view: ListView | undefined): ListView | undefined => {
+    if (view !== undefined && view.text === undefined && view.items.length > 1) view.release = holds.hold();
+    return view;
+  };
+
   const collections = new Map<CollectionName, CollectionStore>();
   for (const [name, part] of parts) {
     const { records, index, parent } = part;
@@ -159,7 +168,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     };
     collections.set(name, {
       read: (id) => afterKept(records.readView(id)),
-      list: (list, parentId) => afterKept(listOf(part, list, parentId)),
+      list: (list, parentId) => afterKept(held(listOf(part, list, parentId))),
       // Only `decide` may refuse; what follows it applies the change and cannot.
       create: ({ parentId, chosenId, decide }) => {
         if (failed) unavailable();
@@ -182,7 +191,13 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
         let record: StoredRecord;
         try {
           record = decide(current(id));
-          afford(recordCost(record) - recordCost(records.get(id)!));
+          const taken = recordCost(records.get(id)!);
+          // A list being written may still hold the record replaced: its cost goes once the list is out.
+          if (!holds.holding()) afford(recordCost(record) - taken);
+          else {
+            afford(recordCost(record));
+            holds.free(taken);
+          }
         } catch (error) {
           return refuseAfterKept(error);
         }
@@ -199,7 +214,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
         }
         if (index !== undefined) index.remove(held!.record[part.resource.parent!.key] as number, id);
         const effects = keep === undefined ? undefined : [];
-        removeTree(part, id, effects, budget);
+        removeTree(part, id, effects, holds);
         return effects === undefined ? undefined : kept({ effects }, undefined);
       },
     });
@@ -215,7 +230,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     collection: (name) => collections.get(name)!,
     reset: async () => {
       if (failed) unavailable();
-      const effects = load(parts, starting, budget, keep === undefined ? undefined : []);
+      const effects = load(parts, starting, budget, holds, keep === undefined ? undefined : []);
       if (effects !== undefined) await kept({ effects }, undefined);
     },
     snapshot: async () => {
@@ -263,12 +278,12 @@ function listOf(part: Part, list: ListQuery, parentId: number | undefined): List
 }
 
 /** Deletes a record and, depth first, every record below it; notes each delete's effect when asked. */
-function removeTree(part: Part, id: number, effects: Effect[] | undefined, budget: { used: number }): void {
-  budget.used -= recordCost(part.records.get(id)!);
+function removeTree(part: Part, id: number, effects: Effect[] | undefined, holds: Holds): void {
+  holds.free(recordCost(part.records.get(id)!));
   part.records.delete(id);
   effects?.push({ delete: part.resource.name, id, version: part.records.revision });
   for (const child of part.children) {
-    for (const childId of child.index!.drop(id)) removeTree(child, childId, effects, budget);
+    for (const childId of child.index!.drop(id)) removeTree(child, childId, effects, holds);
   }
 }
 
@@ -276,8 +291,8 @@ function removeTree(part: Part, id: number, effects: Effect[] | undefined, budge
  * Empties every collection and index, then holds copies of the records, parents first, and
  * counts what they cost; notes the effects (a clear, then a put per record) when asked.
  */
-function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { used: number }, effects?: Effect[]): Effect[] | undefined {
-  budget.used = 0;
+function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { used: number }, holds: Holds, effects?: Effect[]): Effect[] | undefined {
+  for (const part of parts.values()) for (const record of part.records.page(0, Infinity)) holds.free(recordCost(record));
   for (const [name, part] of parts) {
     part.records.clear();
     part.index?.clear();
