@@ -153,10 +153,10 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
         now = false;
         return !done;
       }
+      // The list's text is made: the store may count its records gone (store/memory/holds.ts).
+      reply.release?.();
       reply = { ...reply, json: text };
     }
-    // A list's text is made: the store may count its records gone (store/memory/holds.ts).
-    reply.release?.();
     answered(exchange, reply.status, send(response, reply, options));
     return false;
   }

@@ -22,32 +22,43 @@ export function writeInPieces(
   options: { head: boolean; writeHead: (length: number) => void; stallTimeout: number },
   done: (bytes: number) => void,
 ): void {
+  // The records, let go of once the answer is done: a listener left on the response must not keep them.
+  let list: readonly unknown[] | undefined = items;
   let finished = false;
   let stall: ReturnType<typeof setTimeout> | undefined;
+  // An answer pipelined behind another has no socket of its own yet, and its response tells
+  // nothing if the connection goes first: its request's socket does.
+  const socket = response.req?.socket;
+  const gone = () => finish(-1);
   const finish = (bytes: number) => {
     if (finished) return;
     finished = true;
+    list = undefined;
     clearTimeout(stall);
+    socket?.off("close", gone);
     done(bytes);
   };
-  // The client may hang up at any point, a wait for `drain` among them.
-  response.once("close", () => finish(-1));
+  // The client may hang up at any point, a wait for `drain` among them, or before the answer
+  // was begun: a request pipelined behind another is answered once that one is done.
+  if (socket?.destroyed === true) return finish(-1);
+  response.once("close", gone);
+  socket?.once("close", gone);
 
   let index = 0;
   let length = 2 + items.length - 1;
   const measure = () => {
     if (finished) return;
-    for (let chars = 0; index < items.length && chars < PIECE_CHARS; index++) {
-      const text = JSON.stringify(items[index]);
+    const all = list!;
+    for (let chars = 0; index < all.length && chars < PIECE_CHARS; index++) {
+      const text = JSON.stringify(all[index]);
       chars += text.length;
       length += Buffer.byteLength(text);
     }
-    if (index < items.length) return void setImmediate(measure);
+    if (index < all.length) return void setImmediate(measure);
     options.writeHead(length);
     if (options.head) {
-      finished = true;
       response.end();
-      return done(0);
+      return finish(0);
     }
     index = 0;
     write();
@@ -55,20 +66,26 @@ export function writeInPieces(
 
   const write = () => {
     if (finished) return;
+    const all = list!;
     let piece = index === 0 ? "[" : ",";
-    for (let chars = 0; index < items.length && chars < PIECE_CHARS; index++) {
-      const text = JSON.stringify(items[index]);
+    for (let chars = 0; index < all.length && chars < PIECE_CHARS; index++) {
+      const text = JSON.stringify(all[index]);
       piece += index === 0 || piece === "," ? text : `,${text}`;
       chars += text.length;
     }
-    if (index === items.length) {
-      finished = true;
+    if (index === all.length) {
       response.end(`${piece}]`);
-      return done(length);
+      return finish(length);
     }
     // The next piece waits for the socket to take this one, so a slow reader holds one piece, not the list.
     if (response.write(piece)) return void setImmediate(write);
-    if (options.stallTimeout > 0) stall = setTimeout(() => response.destroy(), options.stallTimeout);
+    if (options.stallTimeout > 0) {
+      stall = setTimeout(() => {
+        socket?.destroy();
+        response.destroy();
+        finish(-1);
+      }, options.stallTimeout);
+    }
     response.once("drain", () => {
       clearTimeout(stall);
       write();

@@ -11,7 +11,7 @@ export const DEFAULT_STORE_LIMIT = 64 * 1024 * 1024;
 // slots with room to grow) plus what the record's JSON text, kept for reads, adds: two bytes a
 // character, since one two-byte character makes the whole text two-byte. A string counts 4
 // bytes a character (2 in the heap, 2 in the text), more when its text escapes characters; a
-// number its heap box and up to 25 characters of text.
+// number its heap box (16 bytes) and up to 25 characters of text (50), with room to spare.
 const RECORD = 96;
 const OBJECT = 56;
 const MEMBER = 48;
@@ -19,7 +19,7 @@ const ARRAY = 32;
 const ELEMENT = 16;
 const STRING = 32;
 const PER_CHARACTER = 4;
-const NUMBER = 56;
+const NUMBER = 72;
 const LITERAL = 8;
 
 /**

@@ -58,6 +58,8 @@ type Part = {
   index: ChildIndex | undefined;
   parent: Part | undefined;
   children: Part[];
+  /** The lists of this collection being written, which keep what its deleted records cost counted (holds.ts). */
+  holds: Holds;
 };
 
 /**
@@ -70,13 +72,15 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
   const { starting, restored, keep, limit = Infinity } = options;
   if (!(limit > 0)) throw new TypeError("The store's limit must be a positive number of bytes");
   const epoch = restored?.epoch ?? newEpoch();
+  // What the records held cost; every write keeps it exact (budget.ts).
+  const budget = { used: 0 };
   const parts = new Map<CollectionName, Part>();
   for (const name of COLLECTIONS) {
     const resource = resources[name];
     const state = restored?.collections.get(name);
     const records = state === undefined ? new Collection(resource.ids, [], { epoch }) : Collection.restore(resource.ids, state, epoch);
     const parent = resource.parent === undefined ? undefined : parts.get(resource.parent.resource.name);
-    const part: Part = { resource, records, index: parent && new ChildIndex(), parent, children: [] };
+    const part: Part = { resource, records, index: parent && new ChildIndex(), parent, children: [], holds: createHolds(budget) };
     parent?.children.push(part);
     parts.set(name, part);
     if (part.index !== undefined) {
@@ -84,18 +88,19 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
       for (const record of records.page(0, Infinity)) part.index.add(record[key] as number, record.id);
     }
   }
-  // What the records held cost; every write keeps it exact (budget.ts).
-  const budget = { used: 0 };
-  const holds = createHolds(budget);
   if (restored === undefined) {
-    load(parts, starting, budget, holds);
+    load(parts, starting, budget);
     if (budget.used > limit) {
       throw new StoreLimitError(
         `The starting records take ${formatBytes(budget.used)}, more than STORE_LIMIT (${formatBytes(limit)}); raise STORE_LIMIT or start with fewer records`,
       );
     }
   } else for (const part of parts.values()) for (const record of part.records.page(0, Infinity)) budget.used += recordCost(record);
-  /** Refuses a write that would take the records past the limit; a write that frees room, or adds none, always passes. */
+  /**
+   * Refuses a write that would take the records past the limit; a write that frees room, or
+   * adds none, always passes (a replace adds its whole record while a list of its collection
+   * being written still holds the one it replaces).
+   */
   const afford = (added: number): void => {
     if (added > 0 && budget.used + added > limit) {
       throw new StoreError(
@@ -148,7 +153,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
 
   // A list without its text made may be written in pieces, holding its records until the
   // last piece is out (http/pieces.ts): what they cost stays counted until it calls release.
-  const held = (view: ListView | undefined): ListView | undefined => {
+  const held = (holds: Holds, view: ListView | undefined): ListView | undefined => {
     if (view !== undefined && view.text === undefined && view.items.length > 1) view.release = holds.hold();
     return view;
   };
@@ -168,7 +173,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     };
     collections.set(name, {
       read: (id) => afterKept(records.readView(id)),
-      list: (list, parentId) => afterKept(held(listOf(part, list, parentId))),
+      list: (list, parentId) => afterKept(held(part.holds, listOf(part, list, parentId))),
       // Only `decide` may refuse; what follows it applies the change and cannot.
       create: ({ parentId, chosenId, decide }) => {
         if (failed) unavailable();
@@ -193,10 +198,10 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
           record = decide(current(id));
           const taken = recordCost(records.get(id)!);
           // A list being written may still hold the record replaced: its cost goes once the list is out.
-          if (!holds.holding()) afford(recordCost(record) - taken);
+          if (!part.holds.holding()) afford(recordCost(record) - taken);
           else {
             afford(recordCost(record));
-            holds.free(taken);
+            part.holds.free(taken);
           }
         } catch (error) {
           return refuseAfterKept(error);
@@ -214,7 +219,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
         }
         if (index !== undefined) index.remove(held!.record[part.resource.parent!.key] as number, id);
         const effects = keep === undefined ? undefined : [];
-        removeTree(part, id, effects, holds);
+        removeTree(part, id, effects);
         return effects === undefined ? undefined : kept({ effects }, undefined);
       },
     });
@@ -230,7 +235,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     collection: (name) => collections.get(name)!,
     reset: async () => {
       if (failed) unavailable();
-      const effects = load(parts, starting, budget, holds, keep === undefined ? undefined : []);
+      const effects = load(parts, starting, budget, keep === undefined ? undefined : []);
       if (effects !== undefined) await kept({ effects }, undefined);
     },
     snapshot: async () => {
@@ -278,12 +283,12 @@ function listOf(part: Part, list: ListQuery, parentId: number | undefined): List
 }
 
 /** Deletes a record and, depth first, every record below it; notes each delete's effect when asked. */
-function removeTree(part: Part, id: number, effects: Effect[] | undefined, holds: Holds): void {
-  holds.free(recordCost(part.records.get(id)!));
+function removeTree(part: Part, id: number, effects: Effect[] | undefined): void {
+  part.holds.free(recordCost(part.records.get(id)!));
   part.records.delete(id);
   effects?.push({ delete: part.resource.name, id, version: part.records.revision });
   for (const child of part.children) {
-    for (const childId of child.index!.drop(id)) removeTree(child, childId, effects, holds);
+    for (const childId of child.index!.drop(id)) removeTree(child, childId, effects);
   }
 }
 
@@ -291,8 +296,8 @@ function removeTree(part: Part, id: number, effects: Effect[] | undefined, holds
  * Empties every collection and index, then holds copies of the records, parents first, and
  * counts what they cost; notes the effects (a clear, then a put per record) when asked.
  */
-function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { used: number }, holds: Holds, effects?: Effect[]): Effect[] | undefined {
-  for (const part of parts.values()) for (const record of part.records.page(0, Infinity)) holds.free(recordCost(record));
+function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { used: number }, effects?: Effect[]): Effect[] | undefined {
+  for (const part of parts.values()) for (const record of part.records.page(0, Infinity)) part.holds.free(recordCost(record));
   for (const [name, part] of parts) {
     part.records.clear();
     part.index?.clear();
