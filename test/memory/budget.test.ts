@@ -10,6 +10,7 @@ import { createMemoryStore, StoreLimitError } from "../../src/store/memory/store
 import { createRecord, deleteRecord, updateRecord } from "../../src/api/records.ts";
 import { resourceRoutes } from "../../src/api/routes.ts";
 import type { Seed } from "../../src/store/records.ts";
+import type { CollectionStore } from "../../src/store/seam.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
 const ALL = readList(new URLSearchParams());
@@ -121,6 +122,19 @@ test("starting records past the limit throw a StoreLimitError that says what to 
   assert.throws(() => limited(0), { name: "TypeError" });
 });
 
+/** Creates posts until the store is full; their ids. */
+async function fill(resources: ReturnType<typeof limited>["resources"], posts: CollectionStore, body: { title: string; body: string }): Promise<number[]> {
+  const ids: number[] = [];
+  for (;;) {
+    try {
+      ids.push((await createRecord(resources.posts, posts, body)).record.id);
+    } catch (error) {
+      assert.equal((error as StoreError).code, "STORE_FULL");
+      return ids;
+    }
+  }
+}
+
 test("a cost freed while lists hold records is taken off once every list open then is released", () => {
   const budget = { used: 100 };
   const holds = createHolds(budget);
@@ -153,14 +167,7 @@ test("records deleted while a list that holds them is not yet written keep their
   const { resources, store } = limited(8_000);
   const posts = store.collection("posts");
   const body = { title: "t", body: "b".repeat(200) };
-  const ids: number[] = [];
-  for (;;) {
-    try {
-      ids.push((await createRecord(resources.posts, posts, body)).record.id);
-    } catch {
-      break;
-    }
-  }
+  const ids = await fill(resources, posts, body);
   // A sorted list has no text made yet: it may be written in pieces, so it holds its records.
   const view = (await posts.list(readList(new URLSearchParams("sort=-id"))))!;
   assert.ok(ids.length > 2);
@@ -178,14 +185,7 @@ test("a list answered 304 or 412 lets go of its records at once", async () => {
   const { resources, store } = limited(8_000);
   const posts = store.collection("posts");
   const body = { title: "t", body: "b".repeat(200) };
-  const ids: number[] = [];
-  for (;;) {
-    try {
-      ids.push((await createRecord(resources.posts, posts, body)).record.id);
-    } catch {
-      break;
-    }
-  }
+  const ids = await fill(resources, posts, body);
   const list = resourceRoutes(resources.posts, posts).find((route) => route.method === "GET" && route.operation?.kind === "list")!;
   const query = new URLSearchParams("sort=-id");
   const sent = await list.handler({ params: {}, query, body: {}, headers: {} });
