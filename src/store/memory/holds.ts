@@ -2,7 +2,7 @@
 // records it read until its last piece is out, deleted and replaced ones among them, so
 // what they cost stays counted against the budget until then.
 
-/** The holds of one store over its budget. */
+/** The holds of one collection over its store's budget: a list of posts never holds a user's cost. */
 export type Holds = {
   /** Counts every cost freed from now on until the returned release is called (once or more). */
   hold: () => () => void;
@@ -12,6 +12,7 @@ export type Holds = {
   holding: () => boolean;
 };
 
+/** Holds over `budget`, whose `used` they lower as costs are freed. */
 export function createHolds(budget: { used: number }): Holds {
   let next = 0;
   // The holds not yet released, oldest first: a Set iterates in insertion order.
