@@ -1,7 +1,9 @@
 // The data of one instance: its four resources, its starting records, and the store that holds them.
 import { DEFAULT_STORE_LIMIT } from "../store/memory/budget.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory/store.ts";
-import type { Resource } from "./resource.ts";
+import type { Resource, ResourceMap } from "./resource.ts";
+import { defineFileResources } from "./resources/defined.ts";
+import type { ResourceDefinition } from "./resources-file.ts";
 import { definePostFamily } from "./resources/posts.ts";
 import { defineUsers, SEED_USERS } from "./resources/users.ts";
 import { checkSeed } from "./seed.ts";
@@ -18,11 +20,11 @@ export type DataSetOptions = {
   storeLimit?: number;
 };
 
-/** The four resources of an instance, as described to the routes and the stores. */
+/** The four built-in resources, as described to the routes and the stores. */
 export type Resources = Record<(typeof COLLECTIONS)[number], Resource>;
 
 /** One instance's resources and the store behind them. */
-export type DataSet = { resources: Resources; store: Store };
+export type DataSet = { resources: ResourceMap; store: Store };
 
 /** The resources, and the starting records (the seed, checked first: a SeedError names every problem, or the two seeded users). */
 export function defineData(options: DataSetOptions = {}): { resources: Resources; starting: SeedRecords } {
@@ -39,8 +41,18 @@ export function defineData(options: DataSetOptions = {}): { resources: Resources
 }
 
 /** Creates the resources of one instance over a fresh memory store, loaded with the seed or the two seeded users. */
-export function createDataSet(options: DataSetOptions = {}): DataSet & { store: MemoryStore } {
+export function createDataSet(options: DataSetOptions = {}): DataSet & { resources: Resources; store: MemoryStore } {
   const { resources, starting } = defineData(options);
+  return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }) };
+}
+
+/**
+ * The data of collections a file defines, in a fresh memory store: their resources, and the
+ * seed's records checked by their rules (a SeedError names every problem), or none.
+ */
+export function createFileDataSet(definitions: readonly ResourceDefinition[], options: { seed?: Seed; storeLimit?: number } = {}): DataSet & { store: MemoryStore } {
+  const resources = defineFileResources(definitions);
+  const starting = checkSeed(options.seed ?? {}, resources);
   return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }) };
 }
 

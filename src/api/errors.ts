@@ -39,6 +39,7 @@ export const ERROR_CATALOGUE = {
   POST_NOT_FOUND: { status: 404, when: "No post has this id." },
   COMMENT_NOT_FOUND: { status: 404, when: "No comment has this id." },
   REPLY_NOT_FOUND: { status: 404, when: "No reply has this id." },
+  RECORD_NOT_FOUND: { status: 404, when: "No record of a collection a resources file or `db.json` defines has this id; the message names it (`Todo not found`)." },
   METHOD_NOT_ALLOWED: { status: 405, when: "The path exists but not for this method; `Allow` lists the methods." },
   EXPECTATION_FAILED: { status: 417, when: "The request's `Expect` header asks for something other than `100-continue`." },
   REQUEST_TIMEOUT: { status: 408, when: "The headers or the whole request took too long to arrive." },

@@ -8,7 +8,7 @@ import { applyMergePatch } from "./merge-patch.ts";
 import { andThen, type Awaitable, type CollectionStore, type Current, type ListView, type Written } from "../store/seam.ts";
 import { type StoredRecord } from "../store/records.ts";
 import { checkFields, positiveSafeInteger } from "./validate.ts";
-import { type Resource, serverMembers } from "./resource.ts";
+import { clientMembers, type Resource, serverMembers } from "./resource.ts";
 
 /** The 404 of a record that is not held. */
 export function notFound(resource: Resource): HttpError {
@@ -69,6 +69,7 @@ export function createRecord(
   if (parent !== undefined && parentId === undefined) throw new TypeError(`A ${resource.label.toLowerCase()} needs the id of its parent`);
   const errors = checkServerMembers(resource, body);
   errors.push(...checkFields(body, resource.fields, CREATE_FIELDS));
+  resource.schema?.check(errors.length === 0 ? body : clientMembers(resource, body), "", errors);
   // Seed spec part 2, rules 1 and 2: the assigned id, replaced by the body's id if it has one.
   const chosen = resource.clientIds && Object.hasOwn(body, "id");
   if (chosen) {
@@ -113,6 +114,8 @@ export function updateRecord(
     if (resource.clientIds && Object.hasOwn(body, "id") && body.id !== id) {
       errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
     }
+    // A schema sees the record the update makes, whole.
+    resource.schema?.check(clientMembers(resource, { ...stored, ...body }), "", errors);
     if (errors.length > 0) throw invalid(resource, errors);
     return { ...stored, ...body, id };
   });
@@ -142,6 +145,7 @@ export function patchRecord(
     // The whole result is checked, so removing a required member reports it as required;
     // the members the patch left alone were valid already.
     for (const error of checkFields(merged, resource.fields, { partial: false })) errors.push(error);
+    resource.schema?.check(clientMembers(resource, merged), "", errors);
     if (errors.length > 0) throw invalid(resource, errors);
     return { ...merged, id };
   });

@@ -3,6 +3,7 @@ import { type ErrorCode } from "./errors.ts";
 import type { CollectionName } from "../store/records.ts";
 import { type IdPolicy } from "../store/seam.ts";
 import { type FieldSpec } from "./validate.ts";
+import type { SchemaCheck } from "./schema.ts";
 
 /** How a resource hangs under another: `comments` of a post keep its id in `postId`. */
 export type ParentLink = {
@@ -28,6 +29,11 @@ export type Resource = {
   /** How a new record's id is picked when the client chooses none. */
   ids: IdPolicy;
   fields: Record<string, FieldSpec>;
+  /**
+   * The JSON Schema a file gives the members a client sends, and its compiled check, which
+   * sees a record whole, without the members the server sets; none for a built-in resource.
+   */
+  schema?: { source: unknown; check: SchemaCheck };
   /** Whether a create may choose the id (seed spec part 2, rule 2: users only). */
   clientIds: boolean;
   /** Whether records carry a server-set `createdAt`. */
@@ -38,6 +44,9 @@ export type Resource = {
   /** Resources whose records belong to this one's records and are deleted with them. */
   children: Resource[];
 };
+
+/** An instance's resources by name, parents first: the built-in four, or those a file defines. */
+export type ResourceMap = Record<CollectionName, Resource>;
 
 /** What defineResource needs; a parent, if named, is linked both ways. */
 export type ResourceOptions = Omit<Resource, "parent" | "children" | "clock"> & {
@@ -56,6 +65,13 @@ export function defineResource(options: ResourceOptions): Resource {
 
 function now(): Date {
   return new Date();
+}
+
+/** A record's members as a client sends them: without those the server sets. */
+export function clientMembers(resource: Resource, record: Record<string, unknown>): Record<string, unknown> {
+  const members = { ...record };
+  for (const member of serverMembers(resource)) delete members[member];
+  return members;
 }
 
 /** Members the server sets, which a client may never send (contract 5). */

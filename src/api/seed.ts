@@ -1,8 +1,8 @@
 // Seeds: the records an instance starts with, checked by the API's own rules before any is held.
 import { isDeepStrictEqual } from "node:util";
 import { describeValue, treeProblem } from "./json.ts";
-import { type Resource, serverMembers } from "./resource.ts";
-import { COLLECTIONS, type CollectionName, type Seed, type SeedRecords } from "../store/records.ts";
+import { clientMembers, type Resource, serverMembers } from "./resource.ts";
+import { type CollectionName, type Seed, type SeedRecords } from "../store/records.ts";
 import type { StoredRecord } from "../store/records.ts";
 import { checkFields, positiveSafeInteger } from "./validate.ts";
 
@@ -36,17 +36,17 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  */
 export function checkSeed(seed: unknown, resources: Record<CollectionName, Resource>): SeedRecords {
   const problems: string[] = [];
-  const records: SeedRecords = { users: [], posts: [], comments: [], replies: [] };
+  // The collections, parents first, as the resources come.
+  const names = Object.keys(resources);
+  const records: SeedRecords = Object.fromEntries(names.map((name) => [name, []]));
   if (typeof seed !== "object" || seed === null || Array.isArray(seed)) {
     throw new SeedError([`it must be an object such as { "users": [...], "posts": [...] }, not ${describeValue(seed)}`]);
   }
   for (const name of Object.keys(seed)) {
-    if (!(COLLECTIONS as readonly string[]).includes(name)) {
-      problems.push(`"${name.slice(0, 40)}" is not a collection; use ${COLLECTIONS.join(", ")}`);
-    }
+    if (!Object.hasOwn(resources, name)) problems.push(`"${name.slice(0, 40)}" is not a collection; use ${names.join(", ")}`);
   }
   const ids = new Map<CollectionName, Set<number>>();
-  for (const name of COLLECTIONS) {
+  for (const name of names) {
     const given = (seed as Record<string, unknown>)[name];
     const held = new Set<number>();
     ids.set(name, held);
@@ -59,7 +59,7 @@ export function checkSeed(seed: unknown, resources: Record<CollectionName, Resou
       const where = `${name}[${index}]`;
       const record = copyRecord(value, where, problems);
       if (record === undefined) return;
-      const resource = resources[name];
+      const resource = resources[name]!;
       const before = problems.length;
       checkRecord(record, resource, where, problems);
       const id = record.id;
@@ -74,7 +74,7 @@ export function checkSeed(seed: unknown, resources: Record<CollectionName, Resou
           problems.push(`${where}.${resource.parent.key} must be the id of a ${parentName.slice(0, -1)} of the seed; none has id ${parentId}`);
         }
       }
-      if (problems.length === before) records[name].push(record);
+      if (problems.length === before) records[name]!.push(record);
     });
   }
   if (problems.length > 0) throw new SeedError(problems);
@@ -125,9 +125,9 @@ function checkRecord(record: StoredRecord, resource: Resource, where: string, pr
       if (parentProblem !== undefined) problems.push(`${where}.${member} ${parentProblem}`);
     }
   }
-  for (const { path, message } of checkFields(record, resource.fields, { partial: false })) {
-    problems.push(`${where}.${path} ${message}`);
-  }
+  const errors = checkFields(record, resource.fields, { partial: false });
+  resource.schema?.check(clientMembers(resource, record), "", errors);
+  for (const { path, message } of errors) problems.push(`${where}.${path} ${message}`);
 }
 
 function isTimestamp(value: unknown): boolean {

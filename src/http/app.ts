@@ -10,7 +10,7 @@ import { createDataSet, type DataSet } from "../api/dataset.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
 import { healthRoutes } from "../ops/health.ts";
 import { openApiRoutes } from "../openapi/route.ts";
-import { COLLECTIONS, type Seed } from "../store/records.ts";
+import type { Seed } from "../store/records.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
 
 /** Options of createApp and createListener; every one has a default. */
@@ -57,7 +57,7 @@ export function apiRoutes(isDraining: () => boolean = never, data: DataSet = cre
     ...healthRoutes(isDraining, store.ready),
     ...(metrics === null ? [] : metricsRoutes(metrics)),
     ...openApiRoutes(openApiText),
-    ...COLLECTIONS.flatMap((name) => resourceRoutes(resources[name], store.collection(name))),
+    ...Object.values(resources).flatMap((resource) => resourceRoutes(resource, store.collection(resource.name))),
   ];
 }
 

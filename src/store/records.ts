@@ -24,7 +24,7 @@ export type Seed = {
   posts?: readonly PostRecord[];
   comments?: readonly CommentRecord[];
   replies?: readonly ReplyRecord[];
-};
+} & { readonly [collection: string]: readonly StoredRecord[] | undefined };
 
 /** Every record an instance holds, by collection, in creation order. */
 export type Snapshot = {
@@ -34,11 +34,11 @@ export type Snapshot = {
   replies: ReplyRecord[];
 };
 
-/** The names of the collections, in the order their records are loaded (parents first). */
+/** The names of the built-in collections, in the order their records are loaded (parents first). */
 export const COLLECTIONS = ["users", "posts", "comments", "replies"] as const;
 
-/** One of the collections. */
-export type CollectionName = (typeof COLLECTIONS)[number];
+/** One of the collections: a built-in one, or one a resources file defines. */
+export type CollectionName = string;
 
 /** Checked copies of a seed's records, by collection. */
 export type SeedRecords = Record<CollectionName, StoredRecord[]>;

@@ -15,7 +15,7 @@ export function now<T>(value: Awaitable<T>): T {
 /** A fresh memory data set, and the rules of each collection called by its name. */
 export function memoryData(options: DataSetOptions = {}) {
   const data = createDataSet(options);
-  const on = (name: CollectionName) => ({ resource: data.resources[name], store: data.store.collection(name) });
+  const on = (name: CollectionName) => ({ resource: data.resources[name]!, store: data.store.collection(name) });
   const list = (name: CollectionName, parentId?: number, query = "") => {
     const { resource, store } = on(name);
     return now(listRecords(resource, store, new URLSearchParams(query), parentId)).view;

@@ -106,10 +106,10 @@ async function initialise(pool: pg.Pool, options: DatabaseStoreOptions): Promise
 async function load(client: Client, options: DatabaseStoreOptions, revisions: Map<string, number>): Promise<void> {
   for (const [name, before] of revisions) {
     const collection = name as CollectionName;
-    const records = options.starting[collection];
+    const records = options.starting[collection] ?? [];
     let revision = before + 1;
     const versions = records.map(() => ++revision);
-    const parentKey = options.resources[collection].parent?.key;
+    const parentKey = options.resources[collection]!.parent?.key;
     await client.query(
       `INSERT INTO rest_records (collection, id, parent_id, place, version, body)
        SELECT $1, id, parent_id, version, version, body FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::text[]) AS t(id, parent_id, version, body)`,

@@ -4,7 +4,7 @@ import { StoreError } from "../errors.ts";
 import type { Effect, JournalEntry } from "../journal/format.ts";
 import type { CollectionState, DataState } from "../journal/state.ts";
 import { isPlain, type ListQuery, selectPage } from "../query.ts";
-import { COLLECTIONS, type CollectionName, type SeedRecords, type Snapshot } from "../records.ts";
+import { type CollectionName, type SeedRecords, type Snapshot } from "../records.ts";
 import type { Awaitable, Collections, CollectionDefinition, CollectionStore, Current, ListView, Store, Written } from "../seam.ts";
 import type { StoredRecord } from "../records.ts";
 import { formatBytes, recordCost } from "./budget.ts";
@@ -75,8 +75,9 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
   // What the records held cost; every write keeps it exact (budget.ts).
   const budget = { used: 0 };
   const parts = new Map<CollectionName, Part>();
-  for (const name of COLLECTIONS) {
-    const resource = resources[name];
+  // The resources come parents first, and so do their parts.
+  for (const resource of Object.values(resources)) {
+    const { name } = resource;
     const state = restored?.collections.get(name);
     const records = state === undefined ? new Collection(resource.ids, [], { epoch }) : Collection.restore(resource.ids, state, epoch);
     const parent = resource.parent === undefined ? undefined : parts.get(resource.parent.resource.name);
@@ -302,7 +303,7 @@ function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { 
     part.records.clear();
     part.index?.clear();
     effects?.push({ clear: name, version: part.records.revision });
-    for (const record of records[name]) {
+    for (const record of records[name] ?? []) {
       // Copies, so that nothing a test does to what it is answered can reach the starting records.
       const copy = structuredClone(record);
       budget.used += recordCost(copy);

@@ -1,0 +1,114 @@
+// Collections a file defines, served over a real socket by the same routes as the built-in
+// ones: projects and the todos under them, from the resources file's example.
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, test } from "node:test";
+import { createApi } from "../src/http/app.ts";
+import { createFileDataSet } from "../src/api/dataset.ts";
+import { readResourcesFile } from "../src/api/resources-file.ts";
+import { singular } from "../src/api/resources/defined.ts";
+import { call } from "./support/http.ts";
+
+const FILE = {
+  resources: {
+    projects: { schema: { type: "object", required: ["name"], properties: { name: { type: "string", minLength: 1 } } } },
+    todos: {
+      schema: {
+        type: "object",
+        required: ["title"],
+        properties: {
+          title: { type: "string", minLength: 1, maxLength: 200 },
+          done: { type: "boolean" },
+          tags: { type: "array", items: { type: "string" } },
+        },
+      },
+      parent: { resource: "projects", member: "projectId" },
+    },
+  },
+};
+
+let server: Server;
+let url: string;
+before(async () => {
+  const data = createFileDataSet(readResourcesFile(FILE), { seed: { projects: [{ id: 1, name: "Home" }], todos: [{ id: 1, projectId: 1, title: "Sweep" }] } });
+  server = createServer(createApi({}, data).listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => new Promise((resolve) => server.close(resolve)));
+
+test("a file's collections are served with the built-in API: create, nested create, read, list, filter, sort", async () => {
+  const project = await call(`${url}/projects`, { method: "POST", json: { name: "Work" } });
+  assert.equal(project.status, 201);
+  assert.deepEqual(project.body, { id: 2, name: "Work" });
+  assert.equal(project.headers.get("location"), "/projects/2");
+  const todo = await call(`${url}/projects/2/todos`, { method: "POST", json: { title: "Write", tags: ["a"], done: false } });
+  assert.equal(todo.status, 201);
+  assert.deepEqual(todo.body, { id: 2, projectId: 2, title: "Write", tags: ["a"], done: false });
+  assert.deepEqual((await call(`${url}/todos/2`)).body, todo.body);
+  const nested = await call(`${url}/projects/2/todos`);
+  assert.deepEqual(nested.body, [todo.body]);
+  assert.equal(nested.headers.get("x-total-count"), "1");
+  await call(`${url}/projects/2/todos`, { method: "POST", json: { title: "Read" } });
+  const sorted = await call(`${url}/projects/2/todos?sort=-title&limit=1`);
+  assert.deepEqual(sorted.body, [todo.body]);
+  assert.equal(sorted.headers.get("x-total-count"), "2");
+  assert.equal(
+    sorted.headers.get("link"),
+    '</projects/2/todos?sort=-title&limit=1&offset=0>; rel="first", </projects/2/todos?sort=-title&limit=1&offset=1>; rel="next", </projects/2/todos?sort=-title&limit=1&offset=1>; rel="last"',
+  );
+  assert.deepEqual((await call(`${url}/projects/1/todos?title=Sweep`)).body, [{ id: 1, projectId: 1, title: "Sweep" }]);
+  assert.deepEqual((await call(`${url}/projects?sort=-id`)).body, [project.body, { id: 1, name: "Home" }]);
+});
+
+test("every schema problem at once, with whole paths; server-set members refused; nothing stored", async () => {
+  const bad = await call(`${url}/projects/1/todos`, { method: "POST", json: { id: 7, projectId: 3, done: "no", tags: ["a", 2] } });
+  assert.equal(bad.status, 400);
+  assert.deepEqual(bad.body, {
+    message: "The todo is not valid; fix the members listed in errors",
+    code: "VALIDATION_FAILED",
+    errors: [
+      { path: "id", message: "is set by the server and must not be sent" },
+      { path: "projectId", message: "is set by the server and must not be sent" },
+      { path: "title", message: "is required" },
+      { path: "done", message: "must be true or false" },
+      { path: "tags.1", message: "must be a string" },
+    ],
+  });
+  assert.equal((await call(`${url}/projects/1/todos`)).headers.get("x-total-count"), "1");
+});
+
+test("a missing parent or record is a 404 naming it in the singular", async () => {
+  assert.deepEqual((await call(`${url}/projects/9/todos`, { method: "POST", json: { title: "t" } })).body, { message: "Project not found", code: "RECORD_NOT_FOUND" });
+  const missing = await call(`${url}/todos/99`);
+  assert.equal(missing.status, 404);
+  assert.deepEqual(missing.body, { message: "Todo not found", code: "RECORD_NOT_FOUND" });
+});
+
+test("PUT merges and checks the whole result; PATCH too; DELETE of a project deletes its todos", async () => {
+  const created = await call(`${url}/projects/1/todos`, { method: "POST", json: { title: "Cook" } });
+  const path = created.headers.get("location")!;
+  const put = await call(`${url}${path}`, { method: "PUT", json: { done: true } });
+  assert.equal(put.status, 200);
+  assert.deepEqual(put.body, { ...(created.body as object), done: true });
+  const removal = await call(`${url}${path}`, { method: "PATCH", json: { title: null } });
+  assert.equal(removal.status, 400);
+  assert.deepEqual((removal.body as { errors: unknown }).errors, [{ path: "title", message: "is required" }]);
+  const tooLong = await call(`${url}${path}`, { method: "PATCH", json: { title: "x".repeat(201) } });
+  assert.deepEqual((tooLong.body as { errors: unknown }).errors, [{ path: "title", message: "must be at most 200 characters long" }]);
+  assert.equal((await call(`${url}/projects/1`, { method: "DELETE" })).status, 204);
+  assert.equal((await call(`${url}${path}`)).status, 404);
+  assert.equal((await call(`${url}/projects/1/todos`)).status, 404);
+});
+
+test("a seed that breaks a file's schema names each problem", () => {
+  assert.throws(() => createFileDataSet(readResourcesFile(FILE), { seed: { projects: [{ id: 1 }], todos: [{ id: 1, projectId: 1, title: 5 }] } }), {
+    name: "SeedError",
+    message: /projects\[0\]\.name is required.*todos\[0\]\.title must be a string/s,
+  });
+});
+
+test("a collection's singular: todos is Todo, entries Entry, address Address, people People", () => {
+  assert.deepEqual(["todos", "entries", "address", "people", "s"].map(singular), ["Todo", "Entry", "Address", "People", "S"]);
+});
