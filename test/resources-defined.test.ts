@@ -8,7 +8,10 @@ import { createApi } from "../src/http/app.ts";
 import { createFileDataSet } from "../src/api/dataset.ts";
 import { readResourcesFile } from "../src/api/resources-file.ts";
 import { singular } from "../src/api/resources/defined.ts";
+import type { Seed } from "../src/store/records.ts";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { call } from "./support/http.ts";
+import { callEveryOperation, type WalkedDocument } from "./support/openapi-walk.ts";
 
 const FILE = {
   resources: {
@@ -28,15 +31,22 @@ const FILE = {
   },
 };
 
-let server: Server;
-let url: string;
-before(async () => {
-  const data = createFileDataSet(readResourcesFile(FILE), { seed: { projects: [{ id: 1, name: "Home" }], todos: [{ id: 1, projectId: 1, title: "Sweep" }] } });
-  server = createServer(createApi({}, data).listener);
+const SEED = { projects: [{ id: 1, name: "Home" }], todos: [{ id: 1, projectId: 1, title: "Sweep" }] };
+
+/** A server over a fresh data set of the file's collections; its URL, and how to close it. */
+async function serve(file: unknown = FILE, seed: Seed = SEED): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer(createApi({}, createFileDataSet(readResourcesFile(file), { seed })).listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
+}
+
+let url: string;
+let close: () => Promise<void>;
+before(async () => {
+  ({ url, close } = await serve());
 });
-after(() => new Promise((resolve) => server.close(resolve)));
+after(() => close());
 
 test("a file's collections are served with the built-in API: create, nested create, read, list, filter, sort", async () => {
   const project = await call(`${url}/projects`, { method: "POST", json: { name: "Work" } });
@@ -111,4 +121,31 @@ test("a seed that breaks a file's schema names each problem", () => {
 
 test("a collection's singular: todos is Todo, entries Entry, address Address, people People", () => {
   assert.deepEqual(["todos", "entries", "address", "people", "s"].map(singular), ["Todo", "Entry", "Address", "People", "S"]);
+});
+
+test("the OpenAPI document holds the file's schemas, is valid OpenAPI 3.1, and every example works on a fresh server", async () => {
+  const fresh = await serve();
+  try {
+    const document = (await call(`${fresh.url}/openapi.json`)).body as WalkedDocument & { components: { schemas: Record<string, unknown> } };
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document) as unknown as Parameters<Validator["validate"]>[0]);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+    assert.deepEqual(Object.keys(document.paths), ["/healthz", "/readyz", "/metrics", "/openapi.json", "/projects", "/projects/{id}/todos", "/todos/{id}", "/projects/{id}"]);
+    const todo = document.components.schemas.NewTodo as { required: string[]; properties: Record<string, unknown> };
+    assert.deepEqual(todo.required, ["title"]);
+    assert.deepEqual(todo.properties.title, { type: "string", minLength: 1, maxLength: 200 });
+    assert.deepEqual(await callEveryOperation(fresh.url, document), []);
+  } finally {
+    await fresh.close();
+  }
+});
+
+test("a schema whose made example fails it needs an example of its own", () => {
+  const file = { resources: { codes: { schema: { type: "object", required: ["code"], properties: { code: { type: "string", pattern: "^[A-Z]{3}$" } } } } } };
+  assert.throws(() => createFileDataSet(readResourcesFile(file)), {
+    name: "ResourcesFileError",
+    message: 'resource "codes": the example body made from its schema fails it (code must match the pattern ^[A-Z]{3}$); give the schema "examples": [<a valid body>]',
+  });
+  const given = { resources: { codes: { schema: { ...file.resources.codes.schema, examples: [{ code: "ABC" }] } } } };
+  assert.equal(createFileDataSet(readResourcesFile(given)).resources.codes!.schema!.example.code, "ABC");
 });

@@ -23,8 +23,12 @@ export type DataSetOptions = {
 /** The four built-in resources, as described to the routes and the stores. */
 export type Resources = Record<(typeof COLLECTIONS)[number], Resource>;
 
-/** One instance's resources and the store behind them. */
-export type DataSet = { resources: ResourceMap; store: Store };
+/**
+ * One instance's resources and the store behind them. `fresh` makes a new data set of the same
+ * resources and starting records, over which the OpenAPI document's examples are made; the
+ * built-in resources have none, since their document is the same for every instance.
+ */
+export type DataSet = { resources: ResourceMap; store: Store; fresh?: () => DataSet & { store: MemoryStore } };
 
 /** The resources, and the starting records (the seed, checked first: a SeedError names every problem, or the two seeded users). */
 export function defineData(options: DataSetOptions = {}): { resources: Resources; starting: SeedRecords } {
@@ -53,7 +57,8 @@ export function createDataSet(options: DataSetOptions = {}): DataSet & { resourc
 export function createFileDataSet(definitions: readonly ResourceDefinition[], options: { seed?: Seed; storeLimit?: number } = {}): DataSet & { store: MemoryStore } {
   const resources = defineFileResources(definitions);
   const starting = checkSeed(options.seed ?? {}, resources);
-  return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }) };
+  const fresh = () => createFileDataSet(definitions, options);
+  return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }), fresh };
 }
 
 /** A store limit as given, the default when absent, or a TypeError. */

@@ -30,10 +30,11 @@ export type Resource = {
   ids: IdPolicy;
   fields: Record<string, FieldSpec>;
   /**
-   * The JSON Schema a file gives the members a client sends, and its compiled check, which
-   * sees a record whole, without the members the server sets; none for a built-in resource.
+   * The JSON Schema a file gives the members a client sends (any object when it gives none),
+   * its compiled check, which sees a record whole without the members the server sets, and a
+   * body it accepts, for the OpenAPI document; none for a built-in resource.
    */
-  schema?: { source: unknown; check: SchemaCheck };
+  schema?: { source: Record<string, unknown>; check: SchemaCheck; example: Record<string, unknown> };
   /** Whether a create may choose the id (seed spec part 2, rule 2: users only). */
   clientIds: boolean;
   /** Whether records carry a server-set `createdAt`. */

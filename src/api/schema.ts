@@ -282,3 +282,45 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (keys.length !== Object.keys(b).length) return false;
   return keys.every((key) => Object.hasOwn(b, key) && jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
+
+/**
+ * A value the schema accepts, for the OpenAPI document's examples: the schema's own (`examples`,
+ * `default`, `const`, the first of `enum`) where it gives one, else one made from its keywords.
+ * The caller checks it; a `pattern` or `format` the made value misses needs an example in the file.
+ */
+export function exampleOf(schema: unknown): unknown {
+  if (!isObject(schema)) return {};
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  if (Object.hasOwn(schema, "default")) return schema.default;
+  if (Object.hasOwn(schema, "const")) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type ?? (isObject(schema.properties) ? "object" : isObject(schema.items) ? "array" : undefined)) {
+    case "string": {
+      if (schema.format === "email") return "name@example.com";
+      if (schema.format === "date-time") return "2026-01-31T09:30:00Z";
+      if (schema.format === "uri") return "https://example.com/";
+      const length = Math.max(typeof schema.minLength === "number" ? schema.minLength : 0, 7);
+      return "example".padEnd(length, "e").slice(0, typeof schema.maxLength === "number" ? Math.max(schema.maxLength, 0) : length);
+    }
+    case "integer":
+    case "number": {
+      const low = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum + 1 : 1;
+      return type === "integer" ? Math.ceil(low) : low;
+    }
+    case "boolean":
+      return true;
+    case "null":
+      return null;
+    case "array": {
+      const count = typeof schema.minItems === "number" ? Math.max(schema.minItems, 1) : 1;
+      return Array.from({ length: count }, () => exampleOf(schema.items));
+    }
+    case "object": {
+      const properties = isObject(schema.properties) ? schema.properties : {};
+      return Object.fromEntries(Object.entries(properties).map(([name, member]) => [name, exampleOf(member)]));
+    }
+    default:
+      return "example";
+  }
+}

@@ -56,7 +56,7 @@ export function apiRoutes(isDraining: () => boolean = never, data: DataSet = cre
   return [
     ...healthRoutes(isDraining, store.ready),
     ...(metrics === null ? [] : metricsRoutes(metrics)),
-    ...openApiRoutes(openApiText),
+    ...openApiRoutes(data.fresh === undefined ? openApiText : documentTextOf(data.fresh)),
     ...Object.values(resources).flatMap((resource) => resourceRoutes(resource, store.collection(resource.name))),
   ];
 }
@@ -70,6 +70,18 @@ export function openApiDocument(): OpenApiDocument {
 /** The metrics of an instance over `data`: its records counted by the store at each scrape. */
 export function recordMetrics(data: DataSet): Metrics {
   return createMetrics({ records: data.store.counts });
+}
+
+/** The OpenAPI document of a file's resources as JSON text, built on first use over fresh data, then kept. */
+function documentTextOf(fresh: NonNullable<DataSet["fresh"]>): () => string {
+  let text: string | undefined;
+  return () => {
+    if (text === undefined) {
+      const data = fresh();
+      text = JSON.stringify(buildOpenApiDocument(apiRoutes(never, data), data.store.nextId));
+    }
+    return text;
+  };
 }
 
 let documentText: string | undefined;

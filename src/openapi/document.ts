@@ -234,15 +234,25 @@ function notFoundName(resource: Resource): string {
   return `${resource.label}NotFound`;
 }
 
-/** A valid create body: every field's example. */
+/** A valid create body: every field's example, or the one a file's schema accepts. */
 function createExample(resource: Resource): Record<string, unknown> {
+  if (resource.schema !== undefined) return resource.schema.example;
   return Object.fromEntries(Object.entries(resource.fields).map(([name, spec]) => [name, spec.example]));
 }
 
-/** A one-member change: the first field's example. */
+/** A one-member change: the first member of the create example, which leaves the record valid. */
 function changeExample(resource: Resource): Record<string, unknown> {
-  const [name, spec] = Object.entries(resource.fields)[0]!;
-  return { [name]: spec.example };
+  const [first] = Object.entries(createExample(resource));
+  return first === undefined ? {} : Object.fromEntries([first]);
+}
+
+/** A filter that matches the record the create example makes: its first member with a scalar value. */
+function filterExample(resource: Resource): Record<string, string> {
+  for (const [name, value] of Object.entries(createExample(resource))) {
+    const text = filterText(value);
+    if (text !== undefined) return { [name]: text };
+  }
+  return {};
 }
 
 /** The record schema, and the bodies of its create and its updates, from the resource's fields and rules. */
@@ -259,10 +269,18 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
   const required = Object.entries(resource.fields)
     .filter(([, spec]) => spec.required)
     .map(([name]) => name);
+  // A file's schema is JSON Schema 2020-12, OpenAPI 3.1's own dialect: its members go in as written.
+  const source = resource.schema?.source;
+  if (source !== undefined) {
+    Object.assign(fields, source.properties);
+    required.push(...((source.required as string[] | undefined) ?? []));
+  }
+  const others = source?.additionalProperties ?? true;
   // A client that sends a server-set member gets 400 naming it (contract 5).
   const refused = server.length === 0 ? {} : { propertyNames: { not: { enum: server } } };
   const owned = { ...ID_SCHEMA, readOnly: true };
-  const kept = `Members other than those listed are kept as the client sent them.`;
+  const kept = others === true ? `Members other than those listed are kept as the client sent them.` : `Members other than those listed follow the schema.`;
+  const stored = others === true ? "Any other member is stored" : "Other members follow the schema";
   return {
     [label]: {
       type: "object",
@@ -274,16 +292,16 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
         ...fields,
         ...(resource.timestamps ? { createdAt: CREATED_AT_SCHEMA } : {}),
       },
-      additionalProperties: true,
+      additionalProperties: others,
     },
     [`New${label}`]: {
       type: "object",
       description: resource.clientIds
-        ? `A ${noun(resource)} to create. Without \`id\` the server assigns one; a taken id is a 409. Any other member is stored.`
-        : `A ${noun(resource)} to create. Any other member is stored; ${listed(server)} are set by the server and refused.`,
+        ? `A ${noun(resource)} to create. Without \`id\` the server assigns one; a taken id is a 409. ${stored}.`
+        : `A ${noun(resource)} to create. ${stored}; ${listed(server)} ${server.length === 1 ? "is" : "are"} set by the server and refused.`,
       required,
       properties: { ...(resource.clientIds ? { id: ID_SCHEMA } : {}), ...fields },
-      additionalProperties: true,
+      additionalProperties: others,
       ...refused,
     },
     [`${label}Changes`]: {
@@ -293,7 +311,7 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
         ...(resource.clientIds ? { id: { ...ID_SCHEMA, description: "If sent, must equal the id in the path." } } : {}),
         ...fields,
       },
-      additionalProperties: true,
+      additionalProperties: others,
       ...refused,
     },
   };
@@ -342,7 +360,6 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
   };
   switch (kind) {
     case "list": {
-      const [field] = Object.entries(resource.fields)[0]!;
       return {
         operationId: `list${capital(plural(resource))}${parent ? `Of${parent.label}` : ""}`,
         summary: parent ? `List the ${plural(resource)} of a ${noun(parent)}` : `List ${plural(resource)}`,
@@ -352,7 +369,7 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
           parameterRef("Limit"),
           parameterRef("Offset"),
           parameterRef("Sort"),
-          filtersParameter({ [field]: filterText(resource.fields[field]!.example) ?? "" }),
+          filtersParameter(filterExample(resource)),
           ...READS,
         ],
         responses: {

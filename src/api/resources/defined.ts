@@ -1,7 +1,9 @@
 // Resources a file defines (a resources file or a json-server db.json), made into the same
 // Resource descriptions the built-in ones are, so that every route, list and rule serves them alike.
-import { defineResource, type ResourceMap } from "../resource.ts";
-import type { ResourceDefinition } from "../resources-file.ts";
+import { defineResource, type Resource, type ResourceMap } from "../resource.ts";
+import { ResourcesFileError, type ResourceDefinition } from "../resources-file.ts";
+import { exampleOf } from "../schema.ts";
+import type { FieldError } from "../errors.ts";
 
 /**
  * The resources of the definitions, parents first. Their ids count up from 1 and are never
@@ -20,13 +22,30 @@ export function defineFileResources(definitions: readonly ResourceDefinition[]):
       notFound: "RECORD_NOT_FOUND",
       ids: "sequence",
       fields: {},
-      schema: definition.check === undefined ? undefined : { source: definition.schema, check: definition.check },
+      schema: schemaOf(definition),
       clientIds: false,
       timestamps: false,
       parent: parent === undefined ? undefined : { resource: resources[parent.resource]!, key: parent.member, segment: name },
     });
   }
   return resources;
+}
+
+/** A definition's schema (any object when it has none), its check and an example body it accepts, or a ResourcesFileError. */
+function schemaOf(definition: ResourceDefinition): NonNullable<Resource["schema"]> {
+  const source = (definition.schema ?? { type: "object" }) as Record<string, unknown>;
+  const check = definition.check ?? (() => undefined);
+  const example = exampleOf(source);
+  const errors: FieldError[] = [];
+  if (typeof example === "object" && example !== null && !Array.isArray(example)) check(example, "", errors);
+  else errors.push({ path: "", message: "must be an object" });
+  if (errors.length > 0) {
+    const { path, message } = errors[0]!;
+    throw new ResourcesFileError(
+      `resource "${definition.name}": the example body made from its schema fails it (${path === "" ? "the body" : path} ${message}); give the schema "examples": [<a valid body>]`,
+    );
+  }
+  return { source, check, example: example as Record<string, unknown> };
 }
 
 /** A collection's name in the singular, capitalised, as messages use it: `todos` is `Todo`, `entries` `Entry`. */
