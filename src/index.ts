@@ -12,7 +12,7 @@ export type { FsyncPolicy } from "./store/journal/writer.ts";
 // What a database adapter needs of the server: types only, since it gets everything else as arguments.
 export { DatabaseError, type DatabaseStoreOptions, type OpenDatabaseStore } from "./store/database.ts";
 export type { ListQuery } from "./store/query.ts";
-export type { CollectionName, SeedRecords, StoredRecord } from "./store/records.ts";
+export type { CollectionName, RecordId, SeedRecords, StoredRecord } from "./store/records.ts";
 export type {
   CollectionDefinition,
   Collections,

@@ -149,3 +149,73 @@ test("a schema whose made example fails it needs an example of its own", () => {
   const given = { resources: { codes: { schema: { ...file.resources.codes.schema, examples: [{ code: "ABC" }] } } } };
   assert.equal(createFileDataSet(readResourcesFile(given)).resources.codes!.schema!.example.code, "ABC");
 });
+
+const NOTES = {
+  resources: {
+    notes: { id: "string", schema: { type: "object", properties: { text: { type: "string" } } } },
+    pages: { parent: { resource: "notes", member: "noteId" } },
+  },
+};
+
+test("string ids: made by the server (128 random bits), or chosen by the client; 409 when taken; 400 for a bad path id", async () => {
+  const notes = await serve(NOTES, { notes: [{ id: "seeded", text: "s" }] });
+  try {
+    const made = await call(`${notes.url}/notes`, { method: "POST", json: { text: "a" } });
+    assert.equal(made.status, 201);
+    const id = (made.body as { id: string }).id;
+    assert.match(id, /^[A-Za-z0-9_-]{22}$/);
+    assert.equal(made.headers.get("location"), `/notes/${id}`);
+    const chosen = await call(`${notes.url}/notes`, { method: "POST", json: { id: "my-note", text: "b" } });
+    assert.equal(chosen.status, 201);
+    assert.deepEqual(chosen.body, { id: "my-note", text: "b" });
+    const taken = await call(`${notes.url}/notes`, { method: "POST", json: { id: "my-note" } });
+    assert.equal(taken.status, 409);
+    assert.deepEqual(taken.body, { message: "A note with id my-note already exists; send another id or none", code: "ID_CONFLICT" });
+    const bad = await call(`${notes.url}/notes`, { method: "POST", json: { id: "no spaces", text: 1 } });
+    assert.deepEqual((bad.body as { errors: unknown }).errors, [
+      { path: "id", message: "must be 1 to 64 of A-Z, a-z, 0-9, _ and -" },
+      { path: "text", message: "must be a string" },
+    ]);
+    assert.deepEqual((await call(`${notes.url}/notes/my-note`)).body, { id: "my-note", text: "b" });
+    const invalid = await call(`${notes.url}/notes/no!good`);
+    assert.equal(invalid.status, 400);
+    assert.deepEqual(invalid.body, { message: 'Id must be 1 to 64 of A-Z, a-z, 0-9, _ and -, not "no!good"', code: "INVALID_ID" });
+    assert.deepEqual((await call(`${notes.url}/notes/${"x".repeat(64)}`)).body, { message: "Note not found", code: "RECORD_NOT_FOUND" });
+    // Sorted by id: ties and the id itself go by the ids' characters.
+    const sorted = (await call(`${notes.url}/notes?sort=id`)).body as Array<{ id: string }>;
+    assert.deepEqual(
+      sorted.map((note) => note.id),
+      [id, "my-note", "seeded"].sort(),
+    );
+    // A child of a note: nested under its string id, deleted with it.
+    const page = await call(`${notes.url}/notes/my-note/pages`, { method: "POST", json: { n: 1 } });
+    assert.equal(page.status, 201);
+    assert.deepEqual(page.body, { id: 1, noteId: "my-note", n: 1 });
+    assert.equal((await call(`${notes.url}/notes/my-note`, { method: "PATCH", json: { text: "c" } })).status, 200);
+    assert.equal((await call(`${notes.url}/notes/my-note`, { method: "PUT", json: { id: "other" } })).status, 400);
+    assert.equal((await call(`${notes.url}/notes/my-note`, { method: "DELETE" })).status, 204);
+    assert.equal((await call(`${notes.url}/pages/1`)).status, 404);
+  } finally {
+    await notes.close();
+  }
+});
+
+test("string ids in the OpenAPI document: every example works on a fresh server", async () => {
+  const fresh = await serve(NOTES, {});
+  try {
+    const document = (await call(`${fresh.url}/openapi.json`)).body as WalkedDocument;
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document) as unknown as Parameters<Validator["validate"]>[0]);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+    assert.deepEqual(await callEveryOperation(fresh.url, document), []);
+  } finally {
+    await fresh.close();
+  }
+});
+
+test("a seed's string ids are checked: the shape, and a parent's string id", () => {
+  assert.throws(() => createFileDataSet(readResourcesFile(NOTES), { seed: { notes: [{ id: 5 }, { id: "a" }], pages: [{ id: 1, noteId: "b" }] } }), {
+    name: "SeedError",
+    message: /notes\[0\]\.id must be 1 to 64 of A-Z, a-z, 0-9, _ and -.*pages\[0\]\.noteId must be the id of a note of the seed; none has id b/s,
+  });
+});

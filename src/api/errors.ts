@@ -7,7 +7,10 @@ import type { Reply } from "./reply.ts";
  */
 export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, when: "The request is not valid HTTP/1.1." },
-  INVALID_ID: { status: 400, when: "A path id is not a positive whole number in base 10." },
+  INVALID_ID: {
+    status: 400,
+    when: "A path id is not a positive whole number in base 10, or, in a collection with string ids, not 1 to 64 of A-Z, a-z, 0-9, `_` and `-`.",
+  },
   INVALID_QUERY: {
     status: 400,
     when: "`limit` or `offset` is not a non-negative whole number or is repeated, or a filter has an empty name or names more than 20 members.",

@@ -5,6 +5,7 @@ import type { ErrorCode } from "./errors.ts";
 import type { Resource } from "./resource.ts";
 import type { Reply } from "./reply.ts";
 import type { Awaitable } from "../store/seam.ts";
+import type { RecordId } from "../store/records.ts";
 
 /** A JSON Schema (2020-12), as OpenAPI 3.1 takes it: what a custom route documents its answer with. */
 export type Schema = { [keyword: string]: unknown };
@@ -14,7 +15,7 @@ export type Route<H> = { method: string; pattern: string; handler: H };
 /** What a handler sees of a request: ids from the path, the query, the checked JSON body, and the headers. */
 export type HandlerRequest = {
   /** Path parameters, every one already read as an id (see ids.ts). */
-  params: Record<string, number>;
+  params: Record<string, RecordId>;
   query: URLSearchParams;
   /** The JSON object body of a POST, PUT or PATCH; `{}` for other methods. */
   body: JsonObject;
@@ -52,4 +53,6 @@ export type ApiRoute = Route<Handler> & {
   servedWhileDraining?: true;
   /** Served without a token when tokens are configured: the probes, which an orchestrator calls with none. */
   open?: true;
+  /** Whether the path's id is a string id (of a collection a file gives string ids), read by parseStringId. */
+  stringIds?: true;
 };

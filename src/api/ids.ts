@@ -1,4 +1,4 @@
-// Path ids: digits only, base 10, a safe integer (contract 2).
+// Path ids: digits only, base 10, a safe integer (contract 2); or, in a collection with string ids, 1 to 64 URL-safe characters.
 import { HttpError } from "./errors.ts";
 import { clip, parseWholeNumber } from "./input.ts";
 
@@ -11,4 +11,13 @@ export function parseId(text: string): number {
   const id = parseWholeNumber(text);
   if (id === undefined) throw new HttpError("INVALID_ID", `Id must be a whole number in digits, not "${clip(text)}"`);
   return id;
+}
+
+/** What a string id is: 1 to 64 URL-safe characters, as a client may choose and a path may name. */
+export const STRING_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Reads a path id of a collection with string ids: 1 to 64 of A-Z, a-z, 0-9, `_` and `-`, or 400. */
+export function parseStringId(text: string): string {
+  if (!STRING_ID.test(text)) throw new HttpError("INVALID_ID", `Id must be 1 to 64 of A-Z, a-z, 0-9, _ and -, not "${clip(text)}"`);
+  return text;
 }

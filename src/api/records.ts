@@ -6,8 +6,8 @@ import { type FieldError, HttpError } from "./errors.ts";
 import { type LinkOptions, readList } from "./lists.ts";
 import { applyMergePatch } from "./merge-patch.ts";
 import { andThen, type Awaitable, type CollectionStore, type Current, type ListView, type Written } from "../store/seam.ts";
-import { type StoredRecord } from "../store/records.ts";
-import { checkFields, positiveSafeInteger } from "./validate.ts";
+import { type RecordId, type StoredRecord } from "../store/records.ts";
+import { checkFields, idRule } from "./validate.ts";
 import { clientMembers, type Resource, serverMembers } from "./resource.ts";
 
 /** The 404 of a record that is not held. */
@@ -61,7 +61,7 @@ export function createRecord(
   resource: Resource,
   store: CollectionStore,
   body: JsonObject,
-  parentId?: number,
+  parentId?: RecordId,
   options: WriteOptions = {},
 ): Awaitable<Written> {
   const parent = resource.parent;
@@ -69,18 +69,18 @@ export function createRecord(
   if (parent !== undefined && parentId === undefined) throw new TypeError(`A ${resource.label.toLowerCase()} needs the id of its parent`);
   const errors = checkServerMembers(resource, body);
   errors.push(...checkFields(body, resource.fields, CREATE_FIELDS));
-  resource.schema?.check(errors.length === 0 ? body : clientMembers(resource, body), "", errors);
+  resource.schema?.check(clientMembers(resource, body), "", errors);
   // Seed spec part 2, rules 1 and 2: the assigned id, replaced by the body's id if it has one.
   const chosen = resource.clientIds && Object.hasOwn(body, "id");
   if (chosen) {
-    const message = positiveSafeInteger(body.id);
+    const message = idRule(resource.ids)(body.id);
     if (message !== undefined) errors.unshift({ path: "id", message });
   }
   const { headers } = options;
   return store.create({
     parentId,
     // Only a valid id reaches the store; an invalid one is a 400 below.
-    chosenId: chosen && errors.length === 0 ? (body.id as number) : undefined,
+    chosenId: chosen && errors.length === 0 ? (body.id as RecordId) : undefined,
     decide: (context) => {
       if (!context.parentFound) throw notFound(parent!.resource);
       // A create changes the list it is sent to, so its preconditions are the list's.
@@ -103,7 +103,7 @@ export function createRecord(
 export function updateRecord(
   resource: Resource,
   store: CollectionStore,
-  id: number,
+  id: RecordId,
   body: JsonObject,
   options: WriteOptions = {},
 ): Awaitable<Written> {
@@ -130,7 +130,7 @@ export function updateRecord(
 export function patchRecord(
   resource: Resource,
   store: CollectionStore,
-  id: number,
+  id: RecordId,
   patch: JsonObject,
   options: WriteOptions = {},
 ): Awaitable<Written> {
@@ -152,7 +152,7 @@ export function patchRecord(
 }
 
 /** Deletes a record and everything under it (the store cascades, in the same step). */
-export function deleteRecord(resource: Resource, store: CollectionStore, id: number, options: WriteOptions = {}): Awaitable<void> {
+export function deleteRecord(resource: Resource, store: CollectionStore, id: RecordId, options: WriteOptions = {}): Awaitable<void> {
   return store.remove(id, (current) => {
     const { tag } = found(resource, current);
     checkWrite(options.headers, tag, resource.label.toLowerCase());
@@ -163,7 +163,7 @@ export function deleteRecord(resource: Resource, store: CollectionStore, id: num
  * One page of a resource's records: all of them, or, for a child resource, those of one
  * parent (a 404 if that parent is not held). The query is checked (400) before the store is asked.
  */
-export function listRecords(resource: Resource, store: CollectionStore, query: URLSearchParams, parentId?: number): Awaitable<Listed> {
+export function listRecords(resource: Resource, store: CollectionStore, query: URLSearchParams, parentId?: RecordId): Awaitable<Listed> {
   const list = readList(query);
   const parent = resource.parent;
   if (parent !== undefined && parentId === undefined) throw new TypeError(`Listing ${resource.label.toLowerCase()}s needs the id of their parent`);
@@ -182,9 +182,9 @@ export type Listed = { view: ListView; links: LinkOptions };
  * "send none" would be no advice: the message names the rule that chose the id
  * (seed spec part 2, rule 1; only a count can collide, a sequence never does).
  */
-function idConflict(resource: Resource, id: number, chosen: boolean): HttpError {
+function idConflict(resource: Resource, id: RecordId, chosen: boolean): HttpError {
   const name = resource.label.toLowerCase();
-  const message = chosen
+  const message = chosen || resource.ids !== "count"
     ? `A ${name} with id ${id} already exists; send another id or none`
     : `A new ${name} gets id ${id}, the number of ${name}s held plus one, but a ${name} with id ${id} already exists; send an id that is not taken`;
   return new HttpError("ID_CONFLICT", message);

@@ -68,9 +68,10 @@ function now(): Date {
   return new Date();
 }
 
-/** A record's members as a client sends them: without those the server sets. */
+/** What a file's schema checks of a record or body: its members but the id and those the server sets. */
 export function clientMembers(resource: Resource, record: Record<string, unknown>): Record<string, unknown> {
   const members = { ...record };
+  delete members.id;
   for (const member of serverMembers(resource)) delete members[member];
   return members;
 }

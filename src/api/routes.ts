@@ -36,7 +36,7 @@ export function resourceRoutes(resource: Resource, store: CollectionStore): ApiR
     if (view === undefined) return missing;
     return checkRead(headers, view.tag, noun) ?? { status: 200, json: view.text, etag: view.tag };
   };
-  return [
+  const routes: ApiRoute[] = [
     {
       method: "GET",
       pattern: list,
@@ -92,6 +92,12 @@ export function resourceRoutes(resource: Resource, store: CollectionStore): ApiR
       handler: ({ params, headers }) => andThen(deleteRecord(resource, store, params.id!, { headers }), deleted),
     },
   ];
+  // A path id of a collection with string ids is read as one: the parent's on a child list, the record's own on an item.
+  for (const route of routes) {
+    const owner = route.pattern === item ? resource : route.pattern === list ? resource.parent?.resource : undefined;
+    if (owner?.ids === "random") route.stringIds = true;
+  }
+  return routes;
 }
 
 /**

@@ -2,9 +2,9 @@
 import { isDeepStrictEqual } from "node:util";
 import { describeValue, treeProblem } from "./json.ts";
 import { clientMembers, type Resource, serverMembers } from "./resource.ts";
-import { type CollectionName, type Seed, type SeedRecords } from "../store/records.ts";
+import { type CollectionName, type RecordId, type Seed, type SeedRecords } from "../store/records.ts";
 import type { StoredRecord } from "../store/records.ts";
-import { checkFields, positiveSafeInteger } from "./validate.ts";
+import { checkFields, idRule } from "./validate.ts";
 
 /** A seed that breaks the API's rules; `problems` lists every one, each naming collection, record and member. */
 export class SeedError extends TypeError {
@@ -45,10 +45,10 @@ export function checkSeed(seed: unknown, resources: Record<CollectionName, Resou
   for (const name of Object.keys(seed)) {
     if (!Object.hasOwn(resources, name)) problems.push(`"${name.slice(0, 40)}" is not a collection; use ${names.join(", ")}`);
   }
-  const ids = new Map<CollectionName, Set<number>>();
+  const ids = new Map<CollectionName, Set<RecordId>>();
   for (const name of names) {
     const given = (seed as Record<string, unknown>)[name];
-    const held = new Set<number>();
+    const held = new Set<RecordId>();
     ids.set(name, held);
     if (given === undefined) continue;
     if (!Array.isArray(given)) {
@@ -66,11 +66,11 @@ export function checkSeed(seed: unknown, resources: Record<CollectionName, Resou
       if (held.has(id)) problems.push(`${where}.id ${id} is the id of an earlier ${name.slice(0, -1)}`);
       // A record with other problems still lends its id to the parent checks, so that
       // each problem is reported once, where it is.
-      else if (positiveSafeInteger(id) === undefined) held.add(id);
+      else if (idRule(resource.ids)(id) === undefined) held.add(id);
       if (resource.parent !== undefined) {
         const parentName = resource.parent.resource.name;
         const parentId = record[resource.parent.key];
-        if (Number.isSafeInteger(parentId) && !ids.get(parentName)!.has(parentId as number)) {
+        if (idRule(resource.parent.resource.ids)(parentId) === undefined && !ids.get(parentName)!.has(parentId as RecordId)) {
           problems.push(`${where}.${resource.parent.key} must be the id of a ${parentName.slice(0, -1)} of the seed; none has id ${parentId}`);
         }
       }
@@ -109,7 +109,7 @@ function copyRecord(value: unknown, where: string, problems: string[]): StoredRe
 
 /** Notes what is wrong with one record by its resource's rules. */
 function checkRecord(record: StoredRecord, resource: Resource, where: string, problems: string[]): void {
-  const idProblem = positiveSafeInteger(record.id);
+  const idProblem = idRule(resource.ids)(record.id);
   if (!Object.hasOwn(record, "id")) problems.push(`${where}.id is required`);
   else if (idProblem !== undefined) problems.push(`${where}.id ${idProblem}`);
   for (const member of serverMembers(resource)) {
@@ -121,7 +121,7 @@ function checkRecord(record: StoredRecord, resource: Resource, where: string, pr
         problems.push(`${where}.createdAt must be a UTC timestamp such as 2026-01-31T09:30:00.000Z`);
       }
     } else {
-      const parentProblem = positiveSafeInteger(record[member]);
+      const parentProblem = idRule(resource.parent!.resource.ids)(record[member]);
       if (parentProblem !== undefined) problems.push(`${where}.${member} ${parentProblem}`);
     }
   }

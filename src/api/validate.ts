@@ -1,5 +1,7 @@
 // Member rules for request bodies; each rule returns what is wrong with a value, or nothing.
 import type { FieldError } from "./errors.ts";
+import { STRING_ID } from "./ids.ts";
+import type { IdPolicy } from "../store/seam.ts";
 
 /** Checks one member's value; returns a message saying what is wrong, or undefined. */
 export type Rule = (value: unknown) => string | undefined;
@@ -56,4 +58,13 @@ export function checkFields(
     if (message !== undefined) errors.push({ path, message });
   }
   return errors;
+}
+
+/** A string id as a client may choose it: 1 to 64 of A-Z, a-z, 0-9, `_` and `-`. */
+export const stringId: Rule = (value) =>
+  typeof value === "string" && STRING_ID.test(value) ? undefined : "must be 1 to 64 of A-Z, a-z, 0-9, _ and -";
+
+/** The rule of a resource's ids: whole numbers from 1, or string ids where its collection makes them. */
+export function idRule(ids: IdPolicy): Rule {
+  return ids === "random" ? stringId : positiveSafeInteger;
 }

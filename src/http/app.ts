@@ -14,7 +14,7 @@ import type { Seed } from "../store/records.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
 
 /** Options of createApp and createListener; every one has a default. */
-export type AppOptions = Omit<ListenerOptions, "servedWhileDraining" | "open" | "logger" | "metrics" | "stallTimeout"> & {
+export type AppOptions = Omit<ListenerOptions, "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout"> & {
   /** The most the records may cost, in bytes as the store counts them (64 MiB); a write past it gets 507. */
   storeLimit?: number;
   /**
@@ -124,7 +124,8 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
   // Liveness, readiness and metrics keep answering during shutdown; everything else gets 503.
   const servedWhileDraining = new Set(routes.filter((route) => route.servedWhileDraining).map((route) => route.handler));
   const open = new Set(routes.filter((route) => route.open).map((route) => route.handler));
-  const handlers = createHandlers(routes, { ...listenerOptions, servedWhileDraining, open, logger, metrics, stallTimeout: observers?.stallTimeout });
+  const stringIds = new Set(routes.filter((route) => route.stringIds).map((route) => route.handler));
+  const handlers = createHandlers(routes, { ...listenerOptions, servedWhileDraining, open, stringIds, logger, metrics, stallTimeout: observers?.stallTimeout });
   return { ...handlers, data };
 }
 

@@ -9,7 +9,7 @@ import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts"
 import { HttpError } from "../api/errors.ts";
 import { StoreError } from "../store/errors.ts";
 import type { Handler } from "../api/handler.ts";
-import { parseId } from "../api/ids.ts";
+import { parseId, parseStringId } from "../api/ids.ts";
 import { clip } from "../api/input.ts";
 import { inOrder } from "./in-order.ts";
 import { lingerOnClose } from "./linger.ts";
@@ -23,6 +23,7 @@ import { type Reply } from "../api/reply.ts";
 import { createRouter, type Match, pathOf } from "./router.ts";
 import { type Route } from "../api/handler.ts";
 import type { Awaitable } from "../store/seam.ts";
+import type { RecordId } from "../store/records.ts";
 
 /**
  * Options of createListener: who may call, the body limit, CORS, shutdown, where errors go, the
@@ -49,6 +50,8 @@ export type ListenerOptions = AccessOptions & {
   servedWhileDraining?: ReadonlySet<Handler>;
   /** The handlers served without a token (the probes). */
   open?: ReadonlySet<Handler>;
+  /** The handlers whose path id is a string id (parseStringId), not a whole number. */
+  stringIds?: ReadonlySet<Handler>;
   logger?: Logger;
   metrics?: Metrics;
 };
@@ -115,6 +118,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const checkToken = tokenCheck(options);
   const readOnly = options.readOnly === true;
   const open = options.open ?? new Set();
+  const stringIds = options.stringIds ?? new Set();
 
   // Fast path: answer and fail are made once here, not once per request: what a request needs
   // travels in their arguments, so serving a request builds no closures but those a
@@ -299,9 +303,9 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
    */
   function run(exchange: Exchange, handler: Handler, found: Record<string, string>, url: string): boolean {
     const { request } = exchange;
-    const params: Record<string, number> = {};
+    const params: Record<string, RecordId> = {};
     // Every path parameter of this API is an id (contract 2), checked before the body.
-    for (const name in found) params[name] = parseId(found[name]!);
+    for (const name in found) params[name] = stringIds.size !== 0 && stringIds.has(handler) ? parseStringId(found[name]!) : parseId(found[name]!);
     const queryStart = url.indexOf("?");
     const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
     const headers = request.headers;

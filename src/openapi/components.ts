@@ -94,6 +94,12 @@ export const RULE_SCHEMAS = new Map<Rule, Schema>([
 /** A record id in a body or an answer. */
 export const ID_SCHEMA: Schema = { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
 
+/** The id of a record of a collection with string ids. */
+export const STRING_ID_SCHEMA: Schema = { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" };
+
+/** The id the examples give a record of a collection with string ids: its create sends it, and the later operations find it. */
+export const EXAMPLE_STRING_ID = "example";
+
 /** `createdAt`, which the server sets on records with timestamps. */
 export const CREATED_AT_SCHEMA: Schema = {
   type: "string",

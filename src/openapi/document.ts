@@ -3,10 +3,10 @@ import { BODY_ERROR_CODES } from "../api/json.ts";
 import { ERROR_CATALOGUE, type ErrorCode } from "../api/errors.ts";
 import type { ApiRoute, CustomOperation, ResourceOperation, RouteOperation } from "../api/handler.ts";
 import { filterText } from "../store/query.ts";
-import { CREATED_AT_SCHEMA, ERROR_SCHEMAS, errorResponse, HEADERS, headerRef, ID_SCHEMA, JSON_MEDIA, MERGE_PATCH_MEDIA, PARAMETERS, parameterRef, filtersParameter, type Ref, type ResponseDoc, RESPONSES, responseRef, RULE_SCHEMAS, schemaRef, withAnswerHeaders, withoutBody } from "./components.ts";
+import { CREATED_AT_SCHEMA, ERROR_SCHEMAS, errorResponse, EXAMPLE_STRING_ID, HEADERS, headerRef, ID_SCHEMA, STRING_ID_SCHEMA, JSON_MEDIA, MERGE_PATCH_MEDIA, PARAMETERS, parameterRef, filtersParameter, type Ref, type ResponseDoc, RESPONSES, responseRef, RULE_SCHEMAS, schemaRef, withAnswerHeaders, withoutBody } from "./components.ts";
 import { type Schema } from "../api/handler.ts";
 import { type Resource, serverMembers } from "../api/resource.ts";
-import type { CollectionName } from "../store/records.ts";
+import type { CollectionName, RecordId } from "../store/records.ts";
 import { VERSION } from "../ops/version.ts";
 
 /** One documented operation. `responses` is keyed by status, plus `default` for answers any request can get. */
@@ -82,7 +82,7 @@ and deleted after everything that needs it.`;
  * document lists them, on the data `routes` holds (a fresh server's, for the
  * document the server serves), whose next ids `nextId` gives.
  */
-export function buildOpenApiDocument(routes: readonly ApiRoute[], nextId: (name: CollectionName) => number): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly ApiRoute[], nextId: (name: CollectionName) => RecordId): OpenApiDocument {
   const byPath = new Map<string, ApiRoute[]>();
   for (const route of routes) {
     const path = openApiPath(route.pattern);
@@ -104,7 +104,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], nextId: (name:
     const pathRoutes = byPath.get(path)!;
     const item: PathItemDoc = {};
     const owner = idOwner(pathRoutes[0]!);
-    if (owner !== undefined) item.parameters = [idParameter(owner, nextId(owner.name))];
+    if (owner !== undefined) item.parameters = [idParameter(owner, owner.ids === "random" ? EXAMPLE_STRING_ID : nextId(owner.name))];
     const tag = tagOf(pathRoutes[0]!.operation);
     tags.set(tag.name, tag.description);
     for (const method of DOCUMENTED_METHODS) {
@@ -203,7 +203,17 @@ function tagOf(operation: RouteOperation): { name: string; description: string }
  * The example id of a resource's records: the id its create example gets when sent
  * to the data the routes hold (the next id), so that every later operation finds it.
  */
-function idParameter(resource: Resource, example: number): Schema {
+function idParameter(resource: Resource, example: RecordId): Schema {
+  if (resource.ids === "random") {
+    return {
+      name: "id",
+      in: "path",
+      required: true,
+      description: `The ${noun(resource)}'s id: 1 to 64 of A-Z, a-z, 0-9, \`_\` and \`-\`; anything else is a 400 INVALID_ID.`,
+      schema: STRING_ID_SCHEMA,
+      example,
+    };
+  }
   return {
     name: "id",
     in: "path",
@@ -278,7 +288,9 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
   const others = source?.additionalProperties ?? true;
   // A client that sends a server-set member gets 400 naming it (contract 5).
   const refused = server.length === 0 ? {} : { propertyNames: { not: { enum: server } } };
-  const owned = { ...ID_SCHEMA, readOnly: true };
+  const idSchema = resource.ids === "random" ? STRING_ID_SCHEMA : ID_SCHEMA;
+  const parentIdSchema = resource.parent?.resource.ids === "random" ? STRING_ID_SCHEMA : ID_SCHEMA;
+  const owned = { ...idSchema, readOnly: true };
   const kept = others === true ? `Members other than those listed are kept as the client sent them.` : `Members other than those listed follow the schema.`;
   const stored = others === true ? "Any other member is stored" : "Other members follow the schema";
   return {
@@ -287,8 +299,8 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
       description: `A ${noun(resource)} as stored. ${kept}`,
       required: ["id", ...(parentKey ? [parentKey] : []), ...required, ...(resource.timestamps ? ["createdAt"] : [])],
       properties: {
-        id: resource.clientIds ? ID_SCHEMA : owned,
-        ...(parentKey ? { [parentKey]: { ...owned, description: "The id of the record it belongs to, from the path." } } : {}),
+        id: resource.clientIds ? idSchema : owned,
+        ...(parentKey ? { [parentKey]: { ...parentIdSchema, readOnly: true, description: "The id of the record it belongs to, from the path." } } : {}),
         ...fields,
         ...(resource.timestamps ? { createdAt: CREATED_AT_SCHEMA } : {}),
       },
@@ -300,7 +312,7 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
         ? `A ${noun(resource)} to create. Without \`id\` the server assigns one; a taken id is a 409. ${stored}.`
         : `A ${noun(resource)} to create. ${stored}; ${listed(server)} ${server.length === 1 ? "is" : "are"} set by the server and refused.`,
       required,
-      properties: { ...(resource.clientIds ? { id: ID_SCHEMA } : {}), ...fields },
+      properties: { ...(resource.clientIds ? { id: idSchema } : {}), ...fields },
       additionalProperties: others,
       ...refused,
     },
@@ -308,7 +320,7 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
       type: "object",
       description: `Members to merge over a ${noun(resource)}; members not sent are kept, and {} changes nothing.`,
       properties: {
-        ...(resource.clientIds ? { id: { ...ID_SCHEMA, description: "If sent, must equal the id in the path." } } : {}),
+        ...(resource.clientIds ? { id: { ...idSchema, description: "If sent, must equal the id in the path." } } : {}),
         ...fields,
       },
       additionalProperties: others,
@@ -402,7 +414,8 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
         summary: parent ? `Add a ${name} to a ${noun(parent)}` : `Create a ${name}`,
         tags,
         parameters: WRITES,
-        requestBody: body(`New${label}`, createExample(resource)),
+        // A string id is sent, so that the operations after this one find the record.
+        requestBody: body(`New${label}`, resource.ids === "random" ? { id: EXAMPLE_STRING_ID, ...createExample(resource) } : createExample(resource)),
         responses,
       };
     }

@@ -70,6 +70,9 @@ export type OpenDatabaseOptions = {
  * or a database that cannot be reached or set up, is a DatabaseError of one line.
  */
 export async function openDatabaseStore(url: string, options: OpenDatabaseOptions): Promise<Store> {
+  // The adapter's tables hold whole-number ids (packages/postgres/src/schema.ts).
+  const stringIds = Object.values(options.resources).find((resource) => resource.ids === "random");
+  if (stringIds !== undefined) throw new DatabaseError(`The collection ${stringIds.name} has string ids, which DATABASE_URL does not keep yet; use integer ids or DATA_DIR`);
   const name = options.adapter ?? POSTGRES_ADAPTER;
   let open: OpenDatabaseStore;
   try {

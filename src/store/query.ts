@@ -18,7 +18,13 @@ export type ListQuery = Page & {
 };
 
 /** The record shape a list holds: an id and any top-level members. */
-export type ListRecord = { id: number } & Record<string, unknown>;
+export type ListRecord = { id: number | string } & Record<string, unknown>;
+
+/** Ids in ascending order: numbers by value, string ids (one collection's are all strings) by code point, as their characters are ASCII. */
+function compareIds(a: number | string, b: number | string): number {
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 /** Whether a list request asks for the list as held: no sort and no filters. */
 export function isPlain(list: ListQuery): boolean {
@@ -74,7 +80,7 @@ export function sortRecords<R extends ListRecord>(records: readonly R[], keys: r
       const order = compareSortValues(a.values[i]!, b.values[i]!);
       if (order !== 0) return keys[i]!.descending ? -order : order;
     }
-    return a.record.id - b.record.id;
+    return compareIds(a.record.id, b.record.id);
   });
   return rows.map((row) => row.record);
 }

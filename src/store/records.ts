@@ -1,7 +1,10 @@
 // The records a data set holds, by collection: their shapes as the API answers them, and the collections' names.
 
-/** A stored record: an integer id and any JSON members. */
-export type StoredRecord = { id: number } & Record<string, unknown>;
+/** A record's id: a whole number from 1, or, in a collection a file gives string ids, 1 to 64 URL-safe characters. */
+export type RecordId = number | string;
+
+/** A stored record: its id and any JSON members. */
+export type StoredRecord = { id: RecordId } & Record<string, unknown>;
 
 /** Members of a record beyond the ones the API knows: any JSON value. */
 type OtherMembers = Record<string, unknown>;

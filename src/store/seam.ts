@@ -1,6 +1,6 @@
 // The store seam: what the resource routes ask of whatever holds the records (memory, a journal on disk, a database).
 import type { ListQuery } from "./query.ts";
-import type { CollectionName, Snapshot, StoredRecord } from "./records.ts";
+import type { CollectionName, RecordId, Snapshot, StoredRecord } from "./records.ts";
 
 /**
  * What a store knows of a collection: its name, how it numbers new ids, the member that links
@@ -19,9 +19,10 @@ export type Collections = Record<CollectionName, CollectionDefinition>;
 /**
  * How a collection picks the id of a new record:
  * `count` is the seed spec's rule (records held + 1, part 2 rule 1), so ids can repeat after deletes;
- * `sequence` counts up from 1 and never gives an id twice, even after deletes.
+ * `sequence` counts up from 1 and never gives an id twice, even after deletes;
+ * `random` makes a string of 128 random bits (a collection a file gives string ids).
  */
-export type IdPolicy = "count" | "sequence";
+export type IdPolicy = "count" | "sequence" | "random";
 
 /** A value now, or later: the memory store answers at once, a store on disk or over the network later. */
 export type Awaitable<T> = T | Promise<T>;
@@ -54,7 +55,7 @@ export type Written = { record: StoredRecord; tag: string };
  * for If-Match and If-None-Match), the id the record would get (the one chosen, or the next
  * by the collection's policy), and whether that id is taken.
  */
-export type CreateContext = { parentFound: boolean; listTag: () => string; id: number; taken: boolean };
+export type CreateContext = { parentFound: boolean; listTag: () => string; id: RecordId; taken: boolean };
 
 /** A held record as a replace, patch or delete sees it, with its current ETag (looked up only when asked); undefined if none has the id. */
 export type Current = { record: StoredRecord; tag: () => string } | undefined;
@@ -64,7 +65,7 @@ export type Current = { record: StoredRecord; tag: () => string } | undefined;
  * and the resource's rules, which see the CreateContext and return the record to insert
  * or throw an HttpError, changing nothing.
  */
-export type CreateRequest = { parentId?: number; chosenId?: number; decide: (context: CreateContext) => StoredRecord };
+export type CreateRequest = { parentId?: RecordId; chosenId?: RecordId; decide: (context: CreateContext) => StoredRecord };
 
 /**
  * One collection of a store. Every write runs its `decide` (the resource's rules) and applies
@@ -74,14 +75,14 @@ export type CreateRequest = { parentId?: number; chosenId?: number; decide: (con
  */
 export type CollectionStore = {
   /** The ETag and JSON text of the record with this id, if held. */
-  read: (id: number) => Awaitable<ReadView | undefined>;
+  read: (id: RecordId) => Awaitable<ReadView | undefined>;
   /** A page of the list (of one parent's children, for a child collection); undefined when that parent is not held. */
-  list: (list: ListQuery, parentId?: number) => Awaitable<ListView | undefined>;
+  list: (list: ListQuery, parentId?: RecordId) => Awaitable<ListView | undefined>;
   create: (request: CreateRequest) => Awaitable<Written>;
   /** Replaces the record with what `decide` returns (keeping its place in creation order). */
-  replace: (id: number, decide: (current: Current) => StoredRecord) => Awaitable<Written>;
+  replace: (id: RecordId, decide: (current: Current) => StoredRecord) => Awaitable<Written>;
   /** Deletes the record and, with it, every record below it (comments of a post, replies of those comments). */
-  remove: (id: number, decide: (current: Current) => void) => Awaitable<void>;
+  remove: (id: RecordId, decide: (current: Current) => void) => Awaitable<void>;
 };
 
 /** Everything an instance's data lives in: its collections, and the operations a test or the process needs. */

@@ -46,6 +46,8 @@ test("decodeLine refuses a short line, a missing space, non-hex digits, a wrong 
 test("isEntry accepts puts, deletes and clears, and refuses anything else", () => {
   assert.equal(isEntry(putUser(1, 1)), true);
   assert.equal(isEntry({ effects: [{ delete: "users", id: 1, version: 2 }, { clear: "users", version: 3 }] }), true);
+  // A collection a file gives string ids keeps them as they are.
+  assert.equal(isEntry({ effects: [{ put: "notes", record: { id: "a-1" }, version: 1 }, { delete: "notes", id: "a-1", version: 2 }] }), true);
   for (const value of [
     null,
     [],
@@ -54,7 +56,8 @@ test("isEntry accepts puts, deletes and clears, and refuses anything else", () =
     { effects: [{ put: "users", record: { id: 0 }, version: 1 }] },
     { effects: [{ put: "users", record: [], version: 1 }] },
     { effects: [{ put: "users", record: { id: 1 }, version: 0 }] },
-    { effects: [{ delete: "users", id: "1", version: 1 }] },
+    { effects: [{ delete: "users", id: "no good", version: 1 }] },
+    { effects: [{ put: "notes", record: { id: "" }, version: 1 }] },
     { effects: [{ other: "users", version: 1 }] },
     { effects: ["put"] },
   ]) {

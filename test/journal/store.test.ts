@@ -3,10 +3,12 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { defineData } from "../../src/api/dataset.ts";
+import { createFileDataSet, defineData } from "../../src/api/dataset.ts";
+import { readResourcesFile } from "../../src/api/resources-file.ts";
+import { checkSeed } from "../../src/api/seed.ts";
 import { JournalDamageError } from "../../src/store/journal/damage.ts";
 import { openJournalStore } from "../../src/store/journal/store.ts";
-import { createRecord } from "../../src/api/records.ts";
+import { createRecord, deleteRecord } from "../../src/api/records.ts";
 import { startServer } from "../../src/http/server.ts";
 import { call } from "../support/http.ts";
 import { closeFirst, tempDir } from "../support/temp.ts";
@@ -122,4 +124,29 @@ test("a directory that cannot be made is a DataDirError with one line naming it 
     name: "DataDirError",
     message: `Cannot use the data directory ${join(file, "data")} (ENOTDIR); check DATA_DIR and its permissions`,
   });
+});
+
+test("a file's collections, string ids among them, are kept in a data directory across reopenings", async (t) => {
+  const dir = tempDir(t);
+  const definitions = readResourcesFile({ resources: { notes: { id: "string" }, pages: { parent: { resource: "notes", member: "noteId" } } } });
+  const reopen = async () => {
+    const { resources, store: fresh } = createFileDataSet(definitions);
+    await fresh.close();
+    // Compacted after every write, so that the snapshot holds string ids too.
+    const options = { seeded: false, compactBytes: 1, warn: () => undefined, onFailure: (error: Error) => assert.fail(error) };
+    const store = await openJournalStore(dir, resources, checkSeed({}, resources), options);
+    return { resources, store };
+  };
+  const first = await reopen();
+  const note = await createRecord(first.resources.notes!, first.store.collection("notes"), { id: "kept", text: "t" });
+  const made = await createRecord(first.resources.notes!, first.store.collection("notes"), {});
+  await createRecord(first.resources.pages!, first.store.collection("pages"), { n: 1 }, "kept");
+  await deleteRecord(first.resources.notes!, first.store.collection("notes"), made.record.id);
+  await first.store.close();
+  const second = await reopen();
+  assert.deepEqual(await second.store.snapshot(), { notes: [{ id: "kept", text: "t" }], pages: [{ id: 1, noteId: "kept", n: 1 }] });
+  assert.equal((await second.store.collection("notes").read("kept"))!.tag, note.tag);
+  await deleteRecord(second.resources.notes!, second.store.collection("notes"), "kept");
+  assert.deepEqual(await second.store.snapshot(), { notes: [], pages: [] });
+  await second.store.close();
 });

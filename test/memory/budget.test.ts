@@ -9,7 +9,7 @@ import { createHolds } from "../../src/store/memory/holds.ts";
 import { createMemoryStore, StoreLimitError } from "../../src/store/memory/store.ts";
 import { createRecord, deleteRecord, updateRecord } from "../../src/api/records.ts";
 import { resourceRoutes } from "../../src/api/routes.ts";
-import type { Seed } from "../../src/store/records.ts";
+import type { RecordId, Seed } from "../../src/store/records.ts";
 import type { CollectionStore } from "../../src/store/seam.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
@@ -71,7 +71,7 @@ test("a create past the limit -> 507 STORE_FULL naming the limit, nothing stored
   const { resources, store } = limited(4_000);
   const posts = store.collection("posts");
   const body = { title: "t", body: "b".repeat(200) };
-  const created: number[] = [];
+  const created: RecordId[] = [];
   let refusal: unknown;
   for (let i = 0; i < 100 && refusal === undefined; i++) {
     try {
@@ -89,7 +89,7 @@ test("a create past the limit -> 507 STORE_FULL naming the limit, nothing stored
   // The refused create took no id: the next one gets the id after the last stored.
   await deleteRecord(resources.posts, posts, created[0]!);
   const again = await createRecord(resources.posts, posts, body);
-  assert.equal(again.record.id, created.at(-1)! + 1);
+  assert.equal(again.record.id, (created.at(-1) as number) + 1);
 });
 
 test("a replace that grows a record past the limit -> 507 and the record is unchanged; one that shrinks it always passes", async () => {
@@ -123,8 +123,8 @@ test("starting records past the limit throw a StoreLimitError that says what to 
 });
 
 /** Creates posts until the store is full; their ids. */
-async function fill(resources: ReturnType<typeof limited>["resources"], posts: CollectionStore, body: { title: string; body: string }): Promise<number[]> {
-  const ids: number[] = [];
+async function fill(resources: ReturnType<typeof limited>["resources"], posts: CollectionStore, body: { title: string; body: string }): Promise<RecordId[]> {
+  const ids: RecordId[] = [];
   for (;;) {
     try {
       ids.push((await createRecord(resources.posts, posts, body)).record.id);

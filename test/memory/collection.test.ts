@@ -2,8 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ChildIndex, Collection, takePage, type StoredRecord } from "../../src/store/memory/collection.ts";
+import type { RecordId } from "../../src/store/records.ts";
 
-function ids(records: readonly StoredRecord[]): number[] {
+function ids(records: readonly StoredRecord[]): RecordId[] {
   return records.map((record) => record.id);
 }
 

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, test } from "node:test";
 import { DatabaseError, openDatabaseStore, redact } from "../../src/store/database.ts";
-import { defineData } from "../../src/api/dataset.ts";
+import { createFileDataSet, defineData } from "../../src/api/dataset.ts";
+import { readResourcesFile } from "../../src/api/resources-file.ts";
 import { SeedError } from "../../src/api/seed.ts";
 import { type RunningServer, startServer } from "../../src/http/server.ts";
 import { call } from "../support/http.ts";
@@ -215,6 +216,14 @@ test("startServer refuses databaseUrl with dataDir, with the journal's settings,
   await assert.rejects(
     startServer({ databaseUrl: "mysql://localhost/rest" }),
     new TypeError("databaseUrl must be a PostgreSQL URL such as postgres://user:password@localhost:5432/name"),
+  );
+});
+
+test("openDatabaseStore refuses a collection with string ids, which its tables cannot hold, before loading the adapter", async () => {
+  const { resources } = createFileDataSet(readResourcesFile({ resources: { notes: { id: "string" } } }));
+  await assert.rejects(
+    openDatabaseStore("postgres://localhost/rest", { resources, starting: { notes: [] }, seeded: false, warn: () => {}, adapter: "rest-reference-server-no-such-adapter" }),
+    new DatabaseError("The collection notes has string ids, which DATABASE_URL does not keep yet; use integer ids or DATA_DIR"),
   );
 });
 

@@ -3,6 +3,7 @@ import pg from "pg";
 import type {
   CollectionName,
   CollectionStore,
+  RecordId,
   Current,
   DatabaseStoreOptions,
   ListQuery,
@@ -121,7 +122,8 @@ async function load(client: Client, options: DatabaseStoreOptions, revisions: Ma
         records.map((record) => JSON.stringify(record)),
       ],
     );
-    const highest = records.reduce((most, record) => Math.max(most, record.id), 0);
+    // Ids here are whole numbers: a collection with string ids is refused at start-up.
+    const highest = records.reduce((most, record) => Math.max(most, record.id as number), 0);
     await client.query("UPDATE rest_collections SET revision = $2, size = $3, highest_id = $4 WHERE name = $1", [name, revision, records.length, highest]);
   }
 }
@@ -203,7 +205,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     };
 
     /** The record with this id as a replace or delete sees it; the collection's lock keeps it from changing meanwhile. */
-    const currentOf = async (client: Client, id: number): Promise<Current> => {
+    const currentOf = async (client: Client, id: RecordId): Promise<Current> => {
       const { rows } = await client.query<{ version: string; body: string }>({
         name: "rest_current",
         text: "SELECT version, body FROM rest_records WHERE collection = $1 AND id = $2",
@@ -226,7 +228,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
       return row === undefined ? undefined : { tag: tagOf(Number(row.version)), text: row.body };
     };
 
-    const list = async (query: ListQuery, parentId?: number): Promise<ListView | undefined> => {
+    const list = async (query: ListQuery, parentId?: RecordId): Promise<ListView | undefined> => {
       const plain = options.isPlain(query);
       const offset = plain ? query.offset : 0;
       const limit = plain && Number.isFinite(query.limit) ? query.limit : null;
@@ -373,7 +375,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
 type ListRow = { revision: string; total: string; found: boolean; items: string };
 
 /** Deletes the records below the given ones, depth first, counting them by collection. */
-async function removeChildren(client: Client, resource: CollectionDefinition, ids: number[], removed: Map<string, number>): Promise<void> {
+async function removeChildren(client: Client, resource: CollectionDefinition, ids: RecordId[], removed: Map<string, number>): Promise<void> {
   for (const child of resource.children) {
     const { rows } = await client.query<{ id: string }>({
       name: "rest_delete_children",

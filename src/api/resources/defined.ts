@@ -6,24 +6,25 @@ import { exampleOf } from "../schema.ts";
 import type { FieldError } from "../errors.ts";
 
 /**
- * The resources of the definitions, parents first. Their ids count up from 1 and are never
- * given twice; the server sets `id` and the parent's member, and no `createdAt`; a missing
- * record is `RECORD_NOT_FOUND`, its message naming the collection in the singular.
+ * The resources of the definitions, parents first. Integer ids count up from 1 and are never
+ * given twice; string ids are 128 random bits, or 1 to 64 URL-safe characters a create sends
+ * (409 if taken). The server sets the parent's member, and no `createdAt`; a missing record
+ * is `RECORD_NOT_FOUND`, its message naming the collection in the singular.
  */
 export function defineFileResources(definitions: readonly ResourceDefinition[]): ResourceMap {
   const resources: ResourceMap = {};
   for (const definition of definitions) {
     const { name, parent } = definition;
-    if (definition.id !== "integer") throw new TypeError(`resource "${name}": only integer ids are served so far`);
     resources[name] = defineResource({
       name,
       label: singular(name),
       path: `/${name}`,
       notFound: "RECORD_NOT_FOUND",
-      ids: "sequence",
+      // String ids are made by the server, or chosen by the client; whole numbers only counted up.
+      ids: definition.id === "string" ? "random" : "sequence",
       fields: {},
       schema: schemaOf(definition),
-      clientIds: false,
+      clientIds: definition.id === "string",
       timestamps: false,
       parent: parent === undefined ? undefined : { resource: resources[parent.resource]!, key: parent.member, segment: name },
     });

@@ -1,13 +1,13 @@
 // The journal's line format: `<crc32 as 8 hex digits> <JSON>\n`, its entries, and the scan that finds valid, torn and damaged lines.
 import { readFileSync } from "node:fs";
-import type { StoredRecord } from "../records.ts";
+import type { RecordId, StoredRecord } from "../records.ts";
 import { crc32 } from "./crc32.ts";
 import { JournalDamageError } from "./damage.ts";
 
 /** A record created or replaced; `version` is the collection's revision after the write, and so the record's version. */
 export type PutEffect = { put: string; record: StoredRecord; version: number };
 /** A record removed; `version` is the collection's revision after the delete. */
-export type DeleteEffect = { delete: string; id: number; version: number };
+export type DeleteEffect = { delete: string; id: RecordId; version: number };
 /** Every record of a collection forgotten, and its highest id with them; `version` is the revision after the clear. */
 export type ClearEffect = { clear: string; version: number };
 /** One change to one collection, carrying the revision it leaves, so replay restores revisions and versions exactly. */
@@ -79,8 +79,8 @@ export function isEntry(value: unknown): value is JournalEntry {
 
 function isEffect(value: unknown): value is Effect {
   if (!isObject(value) || !isVersion(value.version)) return false;
-  if (typeof value.put === "string") return isObject(value.record) && isVersion(value.record.id);
-  if (typeof value.delete === "string") return isVersion(value.id);
+  if (typeof value.put === "string") return isObject(value.record) && isRecordId(value.record.id);
+  if (typeof value.delete === "string") return isRecordId(value.id);
   return typeof value.clear === "string";
 }
 
@@ -88,6 +88,14 @@ function isEffect(value: unknown): value is Effect {
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** Whether `value` is a record's id: a positive safe integer, or a string id. */
+export function isRecordId(value: unknown): value is number | string {
+  return isVersion(value) || (typeof value === "string" && STRING_ID.test(value));
+}
+
+/** What a string id may be: 1 to 64 URL-safe characters. */
+const STRING_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Whether `value` is a positive safe integer, as ids, versions and revisions are. */
 export function isVersion(value: unknown): value is number {

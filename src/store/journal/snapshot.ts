@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { StoredRecord } from "../records.ts";
 import { JournalDamageError } from "./damage.ts";
 import { close, fsync, openPrivate, syncDirectory, writeAll } from "./files.ts";
-import { decodeLine, encodeLine, isObject, isVersion } from "./format.ts";
+import { decodeLine, encodeLine, isObject, isRecordId, isVersion } from "./format.ts";
 import type { CollectionState, DataState } from "./state.ts";
 
 /** The snapshot file's name in a data directory. */
@@ -105,7 +105,7 @@ export function readSnapshot(path: string): LoadedSnapshot {
     const collection: CollectionState = { revision: revision as number, highestId: highestId as number, records: new Map() };
     for (let r = 0; r < (size as number); r++) {
       const { version, record } = next("a record");
-      if (!isVersion(version) || !isObject(record) || !isVersion(record.id) || version > collection.revision) {
+      if (!isVersion(version) || !isObject(record) || !isRecordId(record.id) || version > collection.revision) {
         throw damaged(`a record of ${name} lacks its id or a version within the revision`);
       }
       collection.records.set(record.id, { record: record as StoredRecord, version });

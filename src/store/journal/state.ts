@@ -1,5 +1,5 @@
 // The data a journal restores: per collection its revision, highest id and versioned records, and replay of one entry onto it.
-import type { StoredRecord } from "../records.ts";
+import type { RecordId, StoredRecord } from "../records.ts";
 import type { JournalEntry } from "./format.ts";
 
 /** A record with the version (the collection revision of its last write) its ETag is made of. */
@@ -10,7 +10,7 @@ export type VersionedRecord = { record: StoredRecord; version: number };
  * the highest id it has given (for the `sequence` id policy, reset only by a clear), and its
  * records by id in creation order (a Map keeps insertion order, and a replace keeps a record's place).
  */
-export type CollectionState = { revision: number; highestId: number; records: Map<number, VersionedRecord> };
+export type CollectionState = { revision: number; highestId: number; records: Map<RecordId, VersionedRecord> };
 
 /** Everything a data directory holds: the epoch its ETags begin with, and each collection. */
 export type DataState = { epoch: string; collections: Map<string, CollectionState> };
@@ -58,7 +58,7 @@ export function applyEntry(state: DataState, entry: JournalEntry): string | unde
     if ("put" in effect) {
       const { record } = effect;
       collection.records.set(record.id, { record, version: effect.version });
-      if (record.id > collection.highestId) collection.highestId = record.id;
+      if (typeof record.id === "number" && record.id > collection.highestId) collection.highestId = record.id;
     } else if ("delete" in effect) {
       if (!collection.records.delete(effect.id)) return `record ${effect.id} of ${name} is deleted but not held`;
     } else {

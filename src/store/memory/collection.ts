@@ -2,7 +2,8 @@
 import { formatEntityTag, newEpoch } from "../tags.ts";
 import type { CollectionState } from "../journal/state.ts";
 import type { IdPolicy, ReadView } from "../seam.ts";
-import type { StoredRecord } from "../records.ts";
+import type { RecordId, StoredRecord } from "../records.ts";
+import { randomId } from "../ids.ts";
 import { shortListText } from "../list-text.ts";
 import { Versions } from "./versions.ts";
 
@@ -25,7 +26,7 @@ export type CollectionOptions = {
  * these numbers (RFC 9110, section 8.8.3), so a read computes nothing from a body.
  */
 export class Collection<R extends StoredRecord = StoredRecord> {
-  readonly #records = new Map<number, R>();
+  readonly #records = new Map<RecordId, R>();
   // Versions sit apart, as numbers by id (see versions.ts). Fast path: no record is wrapped
   // with its version and ETag in an object, which left one more object and one more string
   // per record for the garbage collector
@@ -35,7 +36,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   // kept from its first read until its next write, so a read neither formats the ETag nor
   // serialises the record (docs/benchmarks.md, "Measurements behind fast paths in the code").
   // Records written but never read keep nothing.
-  readonly #reads = new Map<number, ReadView>();
+  readonly #reads = new Map<RecordId, ReadView>();
   readonly #policy: IdPolicy;
   readonly #epoch: string;
   #highestId = 0;
@@ -67,7 +68,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     for (const { record, version } of state.records.values()) {
       collection.#records.set(record.id, record as R);
       collection.#versions.set(record.id, version);
-      if (record.id > highestId) highestId = record.id;
+      if (typeof record.id === "number" && record.id > highestId) highestId = record.id;
     }
     collection.#revision = state.revision;
     collection.#highestId = highestId;
@@ -79,7 +80,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
    * replace record objects and never change one, so the records themselves are shared.
    */
   capture(): CollectionState {
-    const records = new Map<number, { record: StoredRecord; version: number }>();
+    const records = new Map<RecordId, { record: StoredRecord; version: number }>();
     for (const [id, record] of this.#records) records.set(id, { record, version: this.#versions.get(id)! });
     return { revision: this.#revision, highestId: this.#highestId, records };
   }
@@ -94,8 +95,9 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     return this.#revision;
   }
 
-  /** The id the next record gets unless the client chooses one. */
-  nextId(): number {
+  /** The id the next record gets unless the client chooses one: a new random one for `random`. */
+  nextId(): RecordId {
+    if (this.#policy === "random") return randomId();
     return this.#policy === "count" ? this.#records.size + 1 : this.#highestId + 1;
   }
 
@@ -103,7 +105,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
    * The version of the record with this id (the revision of its last write), if held.
    * A record deleted and created again gets a higher version than it had.
    */
-  version(id: number): number | undefined {
+  version(id: RecordId): number | undefined {
     return this.#versions.get(id);
   }
 
@@ -117,7 +119,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
    * A write's own answer should use versionTag instead, so that records written
    * but never read hold no ETag string.
    */
-  entityTag(id: number): string | undefined {
+  entityTag(id: RecordId): string | undefined {
     const cached = this.#reads.get(id);
     if (cached !== undefined) return cached.tag;
     const version = this.#versions.get(id);
@@ -128,7 +130,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
    * What a read of the record with this id sends, if it is held: its ETag and its
    * JSON text, made on the first read after a write and kept until the next one.
    */
-  readView(id: number): ReadView | undefined {
+  readView(id: RecordId): ReadView | undefined {
     const cached = this.#reads.get(id);
     if (cached !== undefined) return cached;
     const record = this.#records.get(id);
@@ -161,7 +163,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   }
 
   /** The record with this id, if any. */
-  get(id: number): R | undefined {
+  get(id: RecordId): R | undefined {
     return this.#records.get(id);
   }
 
@@ -170,8 +172,8 @@ export class Collection<R extends StoredRecord = StoredRecord> {
    * a look-up, which a create of a new id misses in a large Map
    * (docs/benchmarks.md, "Measurements behind fast paths in the code").
    */
-  has(id: number): boolean {
-    return id <= this.#highestId && this.#records.has(id);
+  has(id: RecordId): boolean {
+    return typeof id === "number" ? id <= this.#highestId && this.#records.has(id) : this.#records.has(id);
   }
 
   /** Adds a new record; an id already taken is a programmer error, since creates never overwrite. */
@@ -190,7 +192,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     // A new id has no kept ETag (delete() dropped it), so only the version is set.
     this.#versions.set(record.id, ++this.#revision);
     this.#records.set(record.id, record);
-    if (record.id > this.#highestId) this.#highestId = record.id;
+    if (typeof record.id === "number" && record.id > this.#highestId) this.#highestId = record.id;
   }
 
   /** Replaces a held record, keeping its place in creation order. */
@@ -200,13 +202,13 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     this.#written(record.id);
   }
 
-  #written(id: number): void {
+  #written(id: RecordId): void {
     this.#versions.set(id, ++this.#revision);
     this.#reads.delete(id);
   }
 
   /** Removes a record; says whether there was one. */
-  delete(id: number): boolean {
+  delete(id: RecordId): boolean {
     if (!this.#records.delete(id)) return false;
     this.#versions.delete(id);
     this.#reads.delete(id);
@@ -235,10 +237,10 @@ export class Collection<R extends StoredRecord = StoredRecord> {
 
 /** Which children belong to each parent, so a parent's list costs time in proportion to it. */
 export class ChildIndex {
-  readonly #children = new Map<number, Set<number>>();
+  readonly #children = new Map<RecordId, Set<RecordId>>();
 
   /** Records `child` under `parent`. */
-  add(parent: number, child: number): void {
+  add(parent: RecordId, child: RecordId): void {
     let set = this.#children.get(parent);
     if (set === undefined) {
       set = new Set();
@@ -248,7 +250,7 @@ export class ChildIndex {
   }
 
   /** Forgets `child` under `parent`. */
-  remove(parent: number, child: number): void {
+  remove(parent: RecordId, child: RecordId): void {
     const set = this.#children.get(parent);
     if (set === undefined) return;
     set.delete(child);
@@ -256,12 +258,12 @@ export class ChildIndex {
   }
 
   /** How many children `parent` has. */
-  count(parent: number): number {
+  count(parent: RecordId): number {
     return this.#children.get(parent)?.size ?? 0;
   }
 
   /** The ids of `parent`'s children in the order they were added. */
-  ids(parent: number): Iterable<number> {
+  ids(parent: RecordId): Iterable<RecordId> {
     return this.#children.get(parent) ?? [];
   }
 
@@ -271,7 +273,7 @@ export class ChildIndex {
   }
 
   /** Forgets `parent` and returns the ids of the children it had. */
-  drop(parent: number): number[] {
+  drop(parent: RecordId): RecordId[] {
     const set = this.#children.get(parent);
     this.#children.delete(parent);
     return set === undefined ? [] : [...set];

@@ -4,7 +4,7 @@ import { StoreError } from "../errors.ts";
 import type { Effect, JournalEntry } from "../journal/format.ts";
 import type { CollectionState, DataState } from "../journal/state.ts";
 import { isPlain, type ListQuery, selectPage } from "../query.ts";
-import { type CollectionName, type SeedRecords, type Snapshot } from "../records.ts";
+import { type CollectionName, type RecordId, type SeedRecords, type Snapshot } from "../records.ts";
 import type { Awaitable, Collections, CollectionDefinition, CollectionStore, Current, ListView, Store, Written } from "../seam.ts";
 import type { StoredRecord } from "../records.ts";
 import { formatBytes, recordCost } from "./budget.ts";
@@ -45,7 +45,7 @@ export type MemoryStore = Store & {
   /** The whole state as a journal snapshot holds it; records are shared, the maps copied. */
   capture: () => DataState;
   /** The id the next record of a collection gets unless the client chooses one. */
-  nextId: (name: CollectionName) => number;
+  nextId: (name: CollectionName) => RecordId;
   /** Stops serving: what `keep` made durable may now lag behind memory, so every request for data gets 503. */
   fail: () => void;
 };
@@ -86,7 +86,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     parts.set(name, part);
     if (part.index !== undefined) {
       const key = resource.parent!.key;
-      for (const record of records.page(0, Infinity)) part.index.add(record[key] as number, record.id);
+      for (const record of records.page(0, Infinity)) part.index.add(record[key] as RecordId, record.id);
     }
   }
   if (restored === undefined) {
@@ -163,7 +163,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
   for (const [name, part] of parts) {
     const { records, index, parent } = part;
     const listTag = () => records.listEntityTag();
-    const current = (id: number): Current => {
+    const current = (id: RecordId): Current => {
       const record = records.get(id);
       return record === undefined ? undefined : { record, tag: () => records.entityTag(id)! };
     };
@@ -218,7 +218,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
         } catch (error) {
           return refuseAfterKept(error);
         }
-        if (index !== undefined) index.remove(held!.record[part.resource.parent!.key] as number, id);
+        if (index !== undefined) index.remove(held!.record[part.resource.parent!.key] as RecordId, id);
         const effects = keep === undefined ? undefined : [];
         removeTree(part, id, effects);
         return effects === undefined ? undefined : kept({ effects }, undefined);
@@ -262,7 +262,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
 }
 
 /** A page of a part's list, or of one parent's children; undefined when that parent is not held. */
-function listOf(part: Part, list: ListQuery, parentId: number | undefined): ListView | undefined {
+function listOf(part: Part, list: ListQuery, parentId: RecordId | undefined): ListView | undefined {
   const { records, index, parent } = part;
   const { offset, limit } = list;
   const tag = records.listEntityTag();
@@ -284,7 +284,7 @@ function listOf(part: Part, list: ListQuery, parentId: number | undefined): List
 }
 
 /** Deletes a record and, depth first, every record below it; notes each delete's effect when asked. */
-function removeTree(part: Part, id: number, effects: Effect[] | undefined): void {
+function removeTree(part: Part, id: RecordId, effects: Effect[] | undefined): void {
   part.holds.free(recordCost(part.records.get(id)!));
   part.records.delete(id);
   effects?.push({ delete: part.resource.name, id, version: part.records.revision });
@@ -308,7 +308,7 @@ function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { 
       const copy = structuredClone(record);
       budget.used += recordCost(copy);
       part.records.insert(copy);
-      if (part.index !== undefined) part.index.add(copy[part.resource.parent!.key] as number, copy.id);
+      if (part.index !== undefined) part.index.add(copy[part.resource.parent!.key] as RecordId, copy.id);
       effects?.push({ put: name, record: copy, version: part.records.version(copy.id)! });
     }
   }

@@ -1,4 +1,5 @@
 // Record versions by id: a typed array for the small ids records mostly have, a Map for the rest.
+import type { RecordId } from "../records.ts";
 
 /** Ids below this many slots start in the array; it doubles as records with higher ids arrive. */
 const INITIAL_SLOTS = 1024;
@@ -16,18 +17,22 @@ export class Versions {
   #slots = new Float64Array(INITIAL_SLOTS);
   /** How many slots hold a version. */
   #used = 0;
-  readonly #far = new Map<number, number>();
+  readonly #far = new Map<RecordId, number>();
 
-  /** The version of the record with this id, if held. */
-  get(id: number): number | undefined {
-    if (id < this.#slots.length) {
+  /** The version of the record with this id, if held; a string id is always far. */
+  get(id: RecordId): number | undefined {
+    if (typeof id === "number" && id < this.#slots.length) {
       const version = this.#slots[id]!;
       return version === 0 ? undefined : version;
     }
     return this.#far.get(id);
   }
 
-  set(id: number, version: number): void {
+  set(id: RecordId, version: number): void {
+    if (typeof id === "string") {
+      this.#far.set(id, version);
+      return;
+    }
     const length = this.#slots.length;
     if (id >= length && id < length * 2 && this.#used * 2 > length) this.#grow();
     if (id >= this.#slots.length) {
@@ -38,8 +43,8 @@ export class Versions {
     this.#slots[id] = version;
   }
 
-  delete(id: number): void {
-    if (id >= this.#slots.length) {
+  delete(id: RecordId): void {
+    if (typeof id === "string" || id >= this.#slots.length) {
       this.#far.delete(id);
       return;
     }
@@ -59,7 +64,7 @@ export class Versions {
     slots.set(this.#slots);
     this.#slots = slots;
     for (const [id, version] of this.#far) {
-      if (id < slots.length) {
+      if (typeof id === "number" && id < slots.length) {
         slots[id] = version;
         this.#used++;
         this.#far.delete(id);
