@@ -35,6 +35,10 @@ export type Config = {
   storeLimit: number;
   /** A JSON file of starting records (the `seed` option's shape), if one is named. */
   seedFile: string | undefined;
+  /** A resources file: the collections to serve instead of the built-in ones. */
+  resourcesFile: string | undefined;
+  /** A json-server `db.json` to serve: its arrays are the collections and their starting records. */
+  dbFile: string | undefined;
   /** The directory the data is kept in across restarts; memory only when unset. */
   dataDir: string | undefined;
   /** The PostgreSQL database the data lives in, shared with other processes; unset for memory or a data directory. */
@@ -199,6 +203,24 @@ export const SETTINGS: readonly Setting[] = [
     placeholder: "file",
   },
   {
+    key: "resourcesFile",
+    variable: "RESOURCES_FILE",
+    flag: "--resources",
+    shown: "",
+    meaning: "A JSON file that defines the collections to serve instead of users, posts, comments and replies: each one's JSON Schema, id type and parent (see docs/resources.md).",
+    read: (text) => text,
+    placeholder: "file",
+  },
+  {
+    key: "dbFile",
+    variable: "DB_FILE",
+    flag: "--db",
+    shown: "",
+    meaning: "A json-server `db.json` to serve, also given as the command's one argument: each top-level array is a collection, its records the starting data. The file is never written.",
+    read: (text) => text,
+    placeholder: "file",
+  },
+  {
     key: "dataDir",
     variable: "DATA_DIR",
     flag: "--data-dir",
@@ -269,8 +291,9 @@ export function readFlags(args: readonly string[]): Flags {
   };
   for (const setting of SETTINGS) options[setting.flag.slice(2)] = { type: "string" };
   let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({ args: [...args], options, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({ args: [...args], options, strict: true, allowPositionals: true }));
   } catch (error) {
     throw new ConfigError(describeArgsError(error as NodeJS.ErrnoException));
   }
@@ -279,6 +302,11 @@ export function readFlags(args: readonly string[]): Flags {
     const value = values[setting.flag.slice(2)];
     if (typeof value === "string") flags[setting.key] = value;
   }
+  // The one argument the command takes is a json-server db.json, as `json-server db.json` takes it.
+  if (positionals.length > 1 || (positionals.length === 1 && flags.dbFile !== undefined)) {
+    throw new ConfigError(`Unexpected argument ${positionals.at(-1)}; the command takes one db.json at most, and every setting is a flag such as --port 8080, see --help`);
+  }
+  if (positionals.length === 1) flags.dbFile = positionals[0];
   return flags;
 }
 
@@ -317,6 +345,12 @@ export function readConfig(env: Record<string, string | undefined>, flags: Flags
   if (read.databaseUrl !== undefined && read.dataDir !== undefined) {
     throw new ConfigError(`${sources.databaseUrl} and ${sources.dataDir} name two stores; set one of them: the database, or the data directory`);
   }
+  if (read.dbFile !== undefined && read.resourcesFile !== undefined) {
+    throw new ConfigError(`${sources.dbFile} and ${sources.resourcesFile} both say what to serve; set one of them`);
+  }
+  if (read.dbFile !== undefined && read.seedFile !== undefined) {
+    throw new ConfigError(`${sources.dbFile} holds its own records; leave ${sources.seedFile} unset`);
+  }
   for (const key of ["fsync", "compactBytes"] as const) {
     if (given.has(key) && read.dataDir === undefined) {
       throw new ConfigError(`${sources[key]} applies to a data directory only; set DATA_DIR (or --data-dir) too, or leave ${sources[key]} unset`);
@@ -340,7 +374,7 @@ export function helpText(command: string): string {
     return `  ${name} ${setting.meaning.replaceAll("`", "")} (${source})`;
   });
   return [
-    `Usage: ${command} [flags]`,
+    `Usage: ${command} [flags] [db.json]`,
     "",
     "Serves the JSON REST API. Every flag may also be set by its environment variable; a flag wins.",
     "",
@@ -355,17 +389,25 @@ export function helpText(command: string): string {
  * ConfigError naming the file. What the records hold is checked by startServer.
  */
 export function readSeedFile(path: string): unknown {
+  return readJsonFile(path, "seed file", "--seed or SEED_FILE");
+}
+
+/**
+ * Reads and parses a JSON file the settings name (`what` it is, and the `settings` that name
+ * it, for the messages); an unreadable file or text that is not JSON is a ConfigError.
+ */
+export function readJsonFile(path: string, what: string, settings: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
-    throw new ConfigError(`Cannot read the seed file ${path} (${code}); check the path given to --seed or SEED_FILE`);
+    throw new ConfigError(`Cannot read the ${what} ${path} (${code}); check the path given to ${settings}`);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`The seed file ${path} is not valid JSON (${(error as Error).message}); fix the file`);
+    throw new ConfigError(`The ${what} ${path} is not valid JSON (${(error as Error).message}); fix the file`);
   }
 }
 

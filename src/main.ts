@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // The entry point and the `rest-reference-server` command: the only code that reads process.env
 // and the arguments, starts listening and handles signals.
-import { type Config, ConfigError, helpText, readConfig, readFlags, readSeedFile } from "./config.ts";
+import { type Config, ConfigError, helpText, readConfig, readFlags, readJsonFile, readSeedFile } from "./config.ts";
 import { TokenError } from "./http/access.ts";
 import { DatabaseError } from "./store/database.ts";
 import { JournalDamageError } from "./store/journal/damage.ts";
 import { LockedError } from "./store/journal/lock.ts";
-import { DataDirError } from "./store/journal/store.ts";
+import { DataDirError, UnknownCollectionError } from "./store/journal/store.ts";
+import { type DbJson, dbJsonResources, readDbJson, ResourcesFileError } from "./api/resources-file.ts";
 import { createLogger } from "./ops/log.ts";
 import { StoreLimitError } from "./store/memory/store.ts";
 import { SeedError } from "./api/seed.ts";
@@ -27,8 +28,8 @@ const config = readOrExit(() => readConfig(process.env, flags));
 // A person at a terminal sees a line per request; output going to a pipe or a file (a test, a
 // benchmark, a supervisor) stays quiet unless LOG_FORMAT asks. The container image asks for json.
 const logFormat = config.logFormat === "auto" ? (process.stdout.isTTY ? "text" : "off") : config.logFormat;
-const seed = config.seedFile === undefined ? undefined : readOrExit(() => readSeedFile(config.seedFile!));
-const running = await listenOrExit(config, seed);
+const served = whatToServe(config);
+const running = await listenOrExit(config, served.seed, served.resources);
 
 // The handlers go in before the line that says the server is ready: whoever reads it may
 // signal at once, and a signal with no handler yet would kill the process uncleanly.
@@ -43,6 +44,29 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 // In `json` this line is a JSON object too, so that every line on stdout is one.
 createLogger(logFormat).info(`Listening on ${running.url}`);
 
+/**
+ * The starting records and the collections a file defines: a seed file, a resources file,
+ * or a json-server db.json, whose top-level members that are not arrays are told and left out.
+ */
+function whatToServe(config: Config): { seed: unknown; resources: unknown } {
+  const seed = config.seedFile === undefined ? undefined : readOrExit(() => readSeedFile(config.seedFile!));
+  if (config.resourcesFile !== undefined) {
+    return { seed, resources: readOrExit(() => readJsonFile(config.resourcesFile!, "resources file", "--resources or RESOURCES_FILE")) };
+  }
+  if (config.dbFile === undefined) return { seed, resources: undefined };
+  const path = config.dbFile;
+  const json = readOrExit(() => readJsonFile(path, "db.json", "the command's argument, --db or DB_FILE"));
+  let db: DbJson;
+  try {
+    db = readDbJson(json);
+  } catch (error) {
+    if (!(error instanceof ResourcesFileError)) throw error;
+    exitWith(`${path}: ${error.message}`);
+  }
+  for (const name of db.leftOut) createLogger(logFormat).warn(`${path}: "${name}" is not an array of records, so it is not served`);
+  return { seed: db.records, resources: dbJsonResources(db) };
+}
+
 function readOrExit<T>(read: () => T): T {
   try {
     return read();
@@ -52,8 +76,8 @@ function readOrExit<T>(read: () => T): T {
   }
 }
 
-async function listenOrExit(config: Config, seed: unknown): Promise<RunningServer> {
-  const { seedFile, fsync, compactBytes, logFormat: _auto, ...options } = config;
+async function listenOrExit(config: Config, seed: unknown, resources: unknown): Promise<RunningServer> {
+  const { seedFile, resourcesFile, dbFile, fsync, compactBytes, logFormat: _auto, ...options } = config;
   // The journal's settings go with a data directory only (readConfig refuses them without one).
   const journal = config.dataDir === undefined ? {} : { fsync, compactBytes };
   try {
@@ -63,18 +87,22 @@ async function listenOrExit(config: Config, seed: unknown): Promise<RunningServe
       ...journal,
       logFormat,
       seed: seed as Seed | undefined,
+      resources,
       // A write that cannot be kept leaves memory ahead of the disk: a supervisor's restart
       // replays the journal and serves only what was kept.
       onStoreFailure: (error) => exitWith(`A write could not be kept in ${config.dataDir} (${error.message}); stopping`),
     });
   } catch (error) {
-    if (error instanceof SeedError) exitWith(`The seed file ${seedFile} is not valid: ${error.summary}; fix the file`);
+    if (error instanceof SeedError) exitWith(`The ${dbFile === undefined ? "seed file" : "db.json"} ${seedFile ?? dbFile} is not valid: ${error.summary}; fix the file`);
+    if (error instanceof ResourcesFileError) exitWith(`${resourcesFile ?? dbFile}: ${error.message}`);
     // Each says in one line what is wrong and what to do.
     if (error instanceof StoreLimitError && seedFile !== undefined) exitWith(`The seed file ${seedFile} is too large: ${error.message}`);
     if (
       error instanceof JournalDamageError ||
       error instanceof LockedError ||
       error instanceof DataDirError ||
+      error instanceof UnknownCollectionError ||
+      error instanceof ResourcesFileError ||
       error instanceof DatabaseError ||
       error instanceof StoreLimitError ||
       error instanceof TokenError

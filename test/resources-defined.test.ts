@@ -12,24 +12,10 @@ import type { Seed } from "../src/store/records.ts";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { call } from "./support/http.ts";
 import { callEveryOperation, type WalkedDocument } from "./support/openapi-walk.ts";
+import { EXAMPLE_RESOURCES } from "./support/resources.ts";
 
-const FILE = {
-  resources: {
-    projects: { schema: { type: "object", required: ["name"], properties: { name: { type: "string", minLength: 1 } } } },
-    todos: {
-      schema: {
-        type: "object",
-        required: ["title"],
-        properties: {
-          title: { type: "string", minLength: 1, maxLength: 200 },
-          done: { type: "boolean" },
-          tags: { type: "array", items: { type: "string" } },
-        },
-      },
-      parent: { resource: "projects", member: "projectId" },
-    },
-  },
-};
+// The example file's projects and todos.
+const FILE = { resources: { projects: EXAMPLE_RESOURCES.resources.projects, todos: EXAMPLE_RESOURCES.resources.todos } };
 
 const SEED = { projects: [{ id: 1, name: "Home" }], todos: [{ id: 1, projectId: 1, title: "Sweep" }] };
 

@@ -3,28 +3,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FieldError } from "../src/api/errors.ts";
 import { readDbJson, readResourcesFile, ResourcesFileError } from "../src/api/resources-file.ts";
+import { EXAMPLE_RESOURCES, JSON_SERVER_DB } from "./support/resources.ts";
 
-// The example the docs and the issue give.
-const EXAMPLE = {
-  resources: {
-    projects: {
-      schema: { type: "object", required: ["name"], properties: { name: { type: "string", minLength: 1 } } },
-    },
-    todos: {
-      schema: {
-        type: "object",
-        required: ["title"],
-        properties: {
-          title: { type: "string", minLength: 1, maxLength: 200 },
-          done: { type: "boolean" },
-          tags: { type: "array", items: { type: "string" } },
-        },
-      },
-      parent: { resource: "projects", member: "projectId" },
-    },
-    notes: { id: "string" },
-  },
-};
+const EXAMPLE = EXAMPLE_RESOURCES;
 
 test("the example file: three collections, parents first, with their id types, parents and compiled schemas", () => {
   const definitions = readResourcesFile(EXAMPLE);
@@ -89,17 +70,8 @@ test("every bad definition ends with one line naming its place", () => {
 });
 
 test("json-server's example db.json (v1, string ids): posts and comments linked by postId; profile left out", () => {
-  const db = {
-    posts: [
-      { id: "1", title: "a title", views: 100 },
-      { id: "2", title: "another title", views: 200 },
-    ],
-    comments: [
-      { id: "1", text: "a comment about post 1", postId: "1" },
-      { id: "2", text: "another comment about post 1", postId: "1" },
-    ],
-    profile: { name: "typicode" },
-  };
+  const db = JSON_SERVER_DB;
+
   const { definitions, records, leftOut } = readDbJson(db);
   assert.deepEqual(
     definitions.map(({ name, id, parent, schema, check }) => ({ name, id, parent, schema, check })),

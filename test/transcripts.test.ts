@@ -34,7 +34,9 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { after, test } from "node:test";
 import { ROOT } from "./support/target.ts";
-import { DOCUMENTS, type Replay, readDocument, readSessions, type Setup, startSession } from "./support/transcripts.ts";
+import { DOCUMENTS, type Replay, readDocument, readSessions, type Session, type Setup, startSession } from "./support/transcripts.ts";
+import { dbJsonResources, readDbJson } from "../src/api/resources-file.ts";
+import type { Seed } from "../src/store/records.ts";
 
 const UPDATE = process.env.UPDATE_TRANSCRIPTS === "1" || process.env.UPDATE_TRANSCRIPTS === "all";
 const UPDATE_ALL = process.env.UPDATE_TRANSCRIPTS === "all";
@@ -74,6 +76,21 @@ const SETUPS: Record<string, Setup> = {
     says: [`folder whose \`seed.json\` holds one user, \`${BAD_SEED}\``],
     files: () => ({ "seed.json": BAD_SEED }),
   },
+  // docs/resources.md: the resources file shown just above the transcript.
+  "resources-file": {
+    says: ["started with this file as `resources.json`"],
+    options: (session) => ({ resources: JSON.parse(jsonBefore(session)) }),
+    files: (session) => ({ "resources.json": jsonBefore(session) }),
+  },
+  // docs/resources.md: the db.json shown just above the transcript.
+  "db-json": {
+    says: ["started with this file as `db.json`"],
+    options: (session) => {
+      const db = readDbJson(JSON.parse(jsonBefore(session)));
+      return { resources: dbJsonResources(db), seed: db.records as unknown as Seed };
+    },
+    files: (session) => ({ "db.json": jsonBefore(session) }),
+  },
   // docs/configuration.md, Seeds: the seed file shown just above the transcript.
   "seed-file": {
     says: ["holds this file as `seed.json`"],
@@ -83,6 +100,12 @@ const SETUPS: Record<string, Setup> = {
     },
   },
 };
+
+/** The ```json block just before a session, which its setup reads. */
+function jsonBefore(session: Session): string {
+  assert.ok(session.jsonBefore !== undefined, `${session.document}:${session.line}: the ${session.setup} transcript follows a \`\`\`json block`);
+  return session.jsonBefore;
+}
 
 for (const document of DOCUMENTS) {
   const markdown = readDocument(document);

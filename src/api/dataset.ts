@@ -55,10 +55,21 @@ export function createDataSet(options: DataSetOptions = {}): DataSet & { resourc
  * seed's records checked by their rules (a SeedError names every problem), or none.
  */
 export function createFileDataSet(definitions: readonly ResourceDefinition[], options: { seed?: Seed; storeLimit?: number } = {}): DataSet & { store: MemoryStore } {
+  const { resources, starting, fresh } = defineFileData(definitions, options);
+  return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }), fresh };
+}
+
+/**
+ * The resources a file defines, and the starting records (the seed checked by their rules, or
+ * none), with how to make a fresh data set of them in memory for the OpenAPI document.
+ */
+export function defineFileData(
+  definitions: readonly ResourceDefinition[],
+  options: { seed?: Seed; storeLimit?: number } = {},
+): { resources: ResourceMap; starting: SeedRecords; fresh: NonNullable<DataSet["fresh"]> } {
   const resources = defineFileResources(definitions);
   const starting = checkSeed(options.seed ?? {}, resources);
-  const fresh = () => createFileDataSet(definitions, options);
-  return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }), fresh };
+  return { resources, starting, fresh: () => createFileDataSet(definitions, options) };
 }
 
 /** A store limit as given, the default when absent, or a TypeError. */

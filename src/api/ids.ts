@@ -1,6 +1,7 @@
 // Path ids: digits only, base 10, a safe integer (contract 2); or, in a collection with string ids, 1 to 64 URL-safe characters.
 import { HttpError } from "./errors.ts";
 import { clip, parseWholeNumber } from "./input.ts";
+import { STRING_ID } from "../store/ids.ts";
 
 /**
  * Reads a path id. `01` is 1 (seed spec part 4, rule 1: base 10); `abc`, `1.5`, `-1`,
@@ -13,8 +14,7 @@ export function parseId(text: string): number {
   return id;
 }
 
-/** What a string id is: 1 to 64 URL-safe characters, as a client may choose and a path may name. */
-export const STRING_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export { STRING_ID };
 
 /** Reads a path id of a collection with string ids: 1 to 64 of A-Z, a-z, 0-9, `_` and `-`, or 400. */
 export function parseStringId(text: string): string {

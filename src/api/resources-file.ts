@@ -1,6 +1,7 @@
 // Collections defined in a file: a resources file (`--resources`), or those a json-server
 // `db.json` implies. Both are read into the same definitions, checked whole at start-up.
 import { compileSchema, type SchemaCheck, SchemaDefinitionError } from "./schema.ts";
+import { STRING_ID } from "./ids.ts";
 
 /** A definition the server cannot serve: its line names the place and what to change. */
 export class ResourcesFileError extends TypeError {
@@ -120,8 +121,12 @@ export type DbJson = {
   leftOut: string[];
 };
 
-/** What a client-chosen or file-given string id may be: 1 to 64 URL-safe characters. */
-export const STRING_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** The resources file that serves what a db.json implies (its records go in as the seed). */
+export function dbJsonResources(db: DbJson): { resources: Record<string, unknown> } {
+  const resources: Record<string, unknown> = {};
+  for (const { name, id, parent } of db.definitions) resources[name] = parent === undefined ? { id } : { id, parent };
+  return { resources };
+}
 
 /**
  * Reads a json-server `db.json`: each top-level array is a collection whose records are its

@@ -6,7 +6,8 @@ import { createLogger, LOG_FORMATS, type Logger, type LogFormat } from "../ops/l
 import { createMetrics, type Metrics } from "../ops/metrics.ts";
 import { metricsRoutes } from "../ops/metrics-route.ts";
 import { resourceRoutes } from "../api/routes.ts";
-import { createDataSet, type DataSet } from "../api/dataset.ts";
+import { createDataSet, createFileDataSet, type DataSet } from "../api/dataset.ts";
+import { readResourcesFile } from "../api/resources-file.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
 import { healthRoutes } from "../ops/health.ts";
 import { openApiRoutes } from "../openapi/route.ts";
@@ -26,6 +27,12 @@ export type AppOptions = Omit<ListenerOptions, "servedWhileDraining" | "open" | 
   metrics?: boolean;
   /** The records to start with instead of the two seeded users; checked by the API's rules (throws a SeedError). */
   seed?: Seed;
+  /**
+   * Collections to serve instead of the built-in ones, as a resources file defines them:
+   * `{ "resources": { "todos": { "schema": {...}, "id": "integer", "parent": {...} } } }`
+   * (docs/resources.md). A bad definition throws a ResourcesFileError naming it.
+   */
+  resources?: unknown;
   /** Where `createdAt` comes from, so a test can fix it; the current time by default. */
   clock?: () => Date;
 };
@@ -44,6 +51,7 @@ const APP_OPTIONS: Record<keyof AppOptions, true> = {
   logFormat: true,
   metrics: true,
   seed: true,
+  resources: true,
   clock: true,
 };
 
@@ -116,8 +124,8 @@ export type Api = Handlers & { data: DataSet };
  */
 export function createApi(options: AppOptions = {}, data?: DataSet, observers?: Observers): Api {
   refuseUnknownOptions(options, APP_OPTIONS, "createApp");
-  const { seed, clock, storeLimit, logFormat = "off", metrics: metricsOn = true, ...listenerOptions } = options;
-  data ??= createDataSet({ seed, clock, storeLimit });
+  const { seed, clock, storeLimit, resources, logFormat = "off", metrics: metricsOn = true, ...listenerOptions } = options;
+  data ??= resources === undefined ? createDataSet({ seed, clock, storeLimit }) : createFileDataSet(readResourcesFile(resources), { seed, storeLimit });
   const logger = observers?.logger ?? createLogger(checkLogFormat(logFormat));
   const metrics = observers !== undefined ? observers.metrics : metricsOn ? recordMetrics(data) : undefined;
   const routes = apiRoutes(options.isDraining ?? never, data, metrics ?? null);

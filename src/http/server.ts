@@ -4,7 +4,8 @@ import type { AddressInfo, Socket } from "node:net";
 import { type Api, type AppOptions, checkLogFormat, createApi, recordMetrics } from "./app.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
 import { isPostgresUrl, openDatabaseStore } from "../store/database.ts";
-import { checkStoreLimit, createDataSet, type DataSet, defineData } from "../api/dataset.ts";
+import { checkStoreLimit, createDataSet, createFileDataSet, type DataSet, defineData, defineFileData } from "../api/dataset.ts";
+import { readResourcesFile } from "../api/resources-file.ts";
 import { tokenCheck } from "./access.ts";
 import { openJournalStore } from "../store/journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "../store/journal/writer.ts";
@@ -77,6 +78,7 @@ const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
   logFormat: true,
   metrics: true,
   seed: true,
+  resources: true,
   clock: true,
   headersTimeout: true,
   requestTimeout: true,
@@ -113,7 +115,7 @@ export type RunningServer = {
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
-  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, clock, ...rest } = options;
+  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, resources, clock, ...rest } = options;
   const { allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, ...stored } = rest;
   const logger = createLogger(checkLogFormat(logFormat));
   const { dataDir, databaseUrl, fsync, compactBytes, logWarning = logger.warn, onStoreFailure, ...times } = stored;
@@ -138,7 +140,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           logger.flush();
           onStoreFailure(error);
         };
-  const data = await openData({ seed, clock, storeLimit, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure: toldFailure, storeTook });
+  const data = await openData({ seed, resources, clock, storeLimit, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure: toldFailure, storeTook });
   const { store } = data;
   try {
     metrics = metricsOn ? recordMetrics(data) : undefined;
@@ -232,7 +234,7 @@ async function serve(
   };
 }
 
-type DataOptions = Pick<ServerOptions, "seed" | "clock" | "storeLimit" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
+type DataOptions = Pick<ServerOptions, "seed" | "resources" | "clock" | "storeLimit" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
   logWarning: (line: string) => void;
   /** Told how long each store operation took: a journal's write and sync, a database's query or transaction. */
   storeTook: (operation: string, milliseconds: number) => void;
@@ -241,6 +243,9 @@ type DataOptions = Pick<ServerOptions, "seed" | "clock" | "storeLimit" | "dataDi
 /** The instance's data: in memory, or, with `dataDir`, in a journal store opened on it, or, with `databaseUrl`, in that database. */
 async function openData(options: DataOptions): Promise<DataSet> {
   const { dataDir, databaseUrl, fsync, compactBytes } = options;
+  // Collections a file defines, checked whole before any store is opened; the built-in ones otherwise.
+  const definitions = options.resources === undefined ? undefined : readResourcesFile(options.resources);
+  const define = () => (definitions === undefined ? { ...defineData(options), fresh: undefined } : defineFileData(definitions, options));
   if (databaseUrl !== undefined) {
     if (typeof databaseUrl !== "string" || !isPostgresUrl(databaseUrl)) {
       throw new TypeError("databaseUrl must be a PostgreSQL URL such as postgres://user:password@localhost:5432/name");
@@ -248,7 +253,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
     // One store at a time: each would hold a different data set.
     if (dataDir !== undefined) throw new TypeError("databaseUrl and dataDir cannot be given together; choose one store");
     if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
-    const { resources, starting } = defineData(options);
+    const { resources, starting, fresh } = define();
     const store = await openDatabaseStore(databaseUrl, {
       resources,
       starting,
@@ -256,18 +261,18 @@ async function openData(options: DataOptions): Promise<DataSet> {
       warn: options.logWarning,
       took: options.storeTook,
     });
-    return { resources, store };
+    return { resources, store, fresh };
   }
   if (dataDir === undefined) {
     if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
-    return createDataSet(options);
+    return definitions === undefined ? createDataSet(options) : createFileDataSet(definitions, options);
   }
   if (typeof dataDir !== "string" || dataDir === "") throw new TypeError("dataDir must be the path of a directory");
   if (fsync !== undefined && !FSYNC_POLICIES.includes(fsync)) throw new TypeError(`fsync must be ${FSYNC_POLICIES.join(" or ")}`);
   if (compactBytes !== undefined && !(Number.isSafeInteger(compactBytes) && compactBytes > 0)) {
     throw new TypeError("compactBytes must be a positive whole number of bytes");
   }
-  const { resources, starting } = defineData(options);
+  const { resources, starting, fresh } = define();
   const onFailure =
     options.onStoreFailure ??
     ((error: Error) => options.logWarning(`A write could not be kept in ${dataDir} (${error.message}); answering 503 from now on`));
@@ -280,7 +285,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
     onSync: (milliseconds) => options.storeTook("sync", milliseconds),
     limit: checkStoreLimit(options.storeLimit),
   });
-  return { resources, store };
+  return { resources, store, fresh };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -275,3 +275,25 @@ function closedPort(): Promise<number> {
     });
   });
 }
+
+test("a file's collections on a database: two instances share them, nested lists and cascades work, and a restart keeps them", async (t) => {
+  const url = await cluster.createDatabase();
+  const resources = {
+    resources: {
+      projects: { schema: { type: "object", required: ["name"], properties: { name: { type: "string" } } } },
+      todos: { parent: { resource: "projects", member: "projectId" } },
+    },
+  };
+  const seed = { projects: [{ id: 1, name: "Home" }] };
+  const [a, b] = [await serve(t, url, { resources, seed }), await serve(t, url, { resources, seed })];
+  assert.deepEqual((await call(`${a.url}/projects/1/todos`, { method: "POST", json: { title: "Sweep" } })).body, { id: 1, projectId: 1, title: "Sweep" });
+  assert.deepEqual((await call(`${b.url}/projects/1/todos`)).body, [{ id: 1, projectId: 1, title: "Sweep" }]);
+  assert.equal((await call(`${b.url}/projects`, { method: "POST", json: {} })).status, 400);
+  assert.equal((await call(`${a.url}/projects`, { method: "POST", json: { name: "Work" } })).headers.get("location"), "/projects/2");
+  await a.close();
+  await b.close();
+  const again = await serve(t, url, { resources });
+  assert.deepEqual((await call(`${again.url}/projects`)).body, [{ id: 1, name: "Home" }, { id: 2, name: "Work" }]);
+  assert.equal((await call(`${again.url}/projects/1`, { method: "DELETE" })).status, 204);
+  assert.deepEqual((await call(`${again.url}/todos/1`)).body, { message: "Todo not found", code: "RECORD_NOT_FOUND" });
+});

@@ -69,7 +69,8 @@ const BAD_ARGUMENTS: Array<[args: string[], line: string]> = [
   [["--port", "abc"], '--port must be a whole number from 0 to 65535, not "abc"'],
   [["--headers-timeout", "0"], '--headers-timeout must be a whole number from 1 to 3600000, not "0"'],
   [["--headers-timeout", "2000", "--request-timeout", "1000"], "--headers-timeout (2000) must not be larger than --request-timeout (1000)"],
-  [["serve"], "Unexpected argument serve; every setting is a flag such as --port 8080, see --help"],
+  // The one argument is a db.json to serve, as json-server takes it.
+  [["serve"], "Cannot read the db.json serve (ENOENT); check the path given to the command's argument, --db or DB_FILE"],
   // A token is never echoed: the entry is named by its place (contract 13).
   [["--auth-tokens", "read:ok,admin:s3cret"], "--auth-tokens entry 2 is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:my-token)"],
   [["--auth-tokens", "write:s3cret token"], "--auth-tokens entry 1 is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:my-token)"],

@@ -1,30 +1,18 @@
 // Black-box tests of DATA_DIR at start-up on a process: what it refuses with exit 1 and one line, and what it recovers from with one warning.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { call } from "../support/http.ts";
 import { closeFirst, tempDir } from "../support/temp.ts";
-import { processMode, runToExit } from "../support/process.ts";
-import { processEnv, readListeningUrl, serverCommand } from "../support/target.ts";
+import { processMode, runToExit, startCommand } from "../support/process.ts";
 
 const PROCESS = processMode();
 
 
 /** Starts the server on `dir`, collecting stderr; resolves once it listens. */
-async function start(dir: string) {
-  const { command, args, cwd } = serverCommand(PROCESS, true);
-  const child = spawn(command, args, { cwd, env: processEnv({ DATA_DIR: dir }), stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const url = await readListeningUrl(child);
-  const stop = async () => {
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    return exited;
-  };
-  return { url, stop, stderr: () => stderr };
+function start(dir: string) {
+  return startCommand([], { DATA_DIR: dir }, true);
 }
 
 /** A data directory holding the two seeded users and two posts, written by a server that then stopped. */

@@ -1,7 +1,7 @@
 // A server process run to its end: the command under test with extra arguments, its exit code and its output.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { processEnv, type ProcessMode, serverCommand, targetMode } from "./target.ts";
+import { processEnv, type ProcessMode, readListeningUrl, serverCommand, targetMode } from "./target.ts";
 
 /** The runtime a process test runs on: TEST_TARGET's, or node for the in-process pass. */
 export function processMode(): ProcessMode {
@@ -23,4 +23,19 @@ export async function runToExit(
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const [code] = (await once(child, "exit")) as [number | null];
   return { code, stdout, stderr };
+}
+
+/** Starts the server with `extraArgs` and `env`, collecting stderr; resolves once it listens. `durable` lets Deno write a data directory. */
+export async function startCommand(extraArgs: string[], env: Record<string, string>, durable: boolean) {
+  const { command, args, cwd } = serverCommand(processMode(), durable);
+  const child = spawn(command, [...args, ...extraArgs], { cwd, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const url = await readListeningUrl(child);
+  const stop = async () => {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    return exited;
+  };
+  return { url, stop, stderr: () => stderr };
 }

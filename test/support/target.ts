@@ -150,12 +150,13 @@ async function startOnDatabase(env: Record<string, string>, processes: 1 | 2): P
 async function startTargetOn(env: Record<string, string>): Promise<Target> {
   const mode = targetMode();
   if (mode === "inprocess") {
-    const { seedFile, fsync, compactBytes, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
+    const { seedFile, resourcesFile, dbFile: _served, fsync, compactBytes, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
     const seed = seedFile === undefined ? undefined : (readSeedFile(seedFile) as Seed);
+    const resources = resourcesFile === undefined ? undefined : readSeedFile(resourcesFile);
     const journal = options.dataDir === undefined ? {} : { fsync, compactBytes };
     // In-process, the test runner's stdout is not the server's: no access log unless asked.
     const logFormat = options.logFormat === "auto" ? "off" : options.logFormat;
-    const running = await startServer({ ...options, ...journal, seed, logFormat });
+    const running = await startServer({ ...options, ...journal, seed, resources, logFormat });
     const stop = async () => {
       await running.close();
       return 0;

@@ -10,7 +10,7 @@ import { type RunningServer, type ServerOptions, startServer } from "../../src/h
 import { ROOT } from "./target.ts";
 
 /** The documents whose console blocks are transcripts, relative to the repository. */
-export const DOCUMENTS = ["README.md", "docs/api.md", "docs/api-family.md", "docs/configuration.md", "docs/operations.md"] as const;
+export const DOCUMENTS = ["README.md", "docs/api.md", "docs/api-family.md", "docs/configuration.md", "docs/operations.md", "docs/resources.md"] as const;
 
 /** The instant every transcript server's clock shows, so `createdAt` is known in advance. */
 export const CLOCK = "2026-01-31T09:30:00.000Z";
@@ -45,10 +45,14 @@ export type Session = {
 export type Setup = {
   /** Words the text just before the session must hold, so that a reader sees how its server was started. */
   says: string[];
-  options?: Pick<ServerOptions, "corsOrigins" | "seed">;
+  /** The server's options; a function of the session where they come from the ```json block before it. */
+  options?: SetupOptions | ((session: Session) => SetupOptions);
   creates?: Array<[path: string, body: Record<string, unknown>]>;
   files?: (session: Session) => Record<string, string>;
 };
+
+/** What a setup may give startServer. */
+type SetupOptions = Pick<ServerOptions, "corsOrigins" | "seed" | "resources">;
 
 const MARKER = /^<!-- transcript: ([a-z0-9-]+) -->$/;
 
@@ -355,7 +359,8 @@ export type SessionRun = { run: (command: Command) => Promise<Replay>; close: ()
 export async function startSession(session: Session, setups: Record<string, Setup>): Promise<SessionRun> {
   const setup = setups[session.setup];
   assert.ok(setup !== undefined, `${session.document}:${session.line}: no setup named "${session.setup}" in test/transcripts.test.ts`);
-  const server: RunningServer = await startServer({ ...setup.options, clock: () => new Date(CLOCK) });
+  const options = typeof setup.options === "function" ? setup.options(session) : setup.options;
+  const server: RunningServer = await startServer({ ...options, clock: () => new Date(CLOCK) });
   const agent = new Agent({ keepAlive: true });
   const folder = mkdtempSync(join(tmpdir(), "transcript-"));
   for (const [name, text] of Object.entries(setup.files?.(session) ?? {})) writeFileSync(join(folder, name), text);

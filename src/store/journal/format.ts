@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { RecordId, StoredRecord } from "../records.ts";
 import { crc32 } from "./crc32.ts";
+import { STRING_ID } from "../ids.ts";
 import { JournalDamageError } from "./damage.ts";
 
 /** A record created or replaced; `version` is the collection's revision after the write, and so the record's version. */
@@ -93,9 +94,6 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function isRecordId(value: unknown): value is number | string {
   return isVersion(value) || (typeof value === "string" && STRING_ID.test(value));
 }
-
-/** What a string id may be: 1 to 64 URL-safe characters. */
-const STRING_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Whether `value` is a positive safe integer, as ids, versions and revisions are. */
 export function isVersion(value: unknown): value is number {

@@ -79,6 +79,14 @@ export async function openJournalStore(dir: string, resources: Collections, star
         }
       },
     });
+    // Data of a collection no longer defined would be dropped by the next compaction: refuse instead.
+    const unknown = [...state.collections.keys()].find((name) => !Object.hasOwn(resources, name));
+    if (unknown !== undefined) {
+      await journal.close();
+      throw new UnknownCollectionError(
+        `The data directory ${path} holds the collection ${unknown}, which the resources served here do not define; serve the resources it was made with, or use another directory`,
+      );
+    }
     for (const warning of warnings) options.warn(warning);
     if (options.seeded && !fresh) options.warn(`${path} holds data already, so the seed was not loaded; a seed fills only a new data directory`);
     store = createMemoryStore(resources, { starting, restored: state, keep: (entry) => journal.append(entry), limit: options.limit });
@@ -101,8 +109,13 @@ export async function openJournalStore(dir: string, resources: Collections, star
     };
   } catch (error) {
     lock.release();
-    throw error instanceof JournalDamageError ? error : new DataDirError(dir, error);
+    throw error instanceof JournalDamageError || error instanceof UnknownCollectionError ? error : new DataDirError(dir, error);
   }
+}
+
+/** A data directory that holds a collection the resources served do not define. One line, saying what to do. */
+export class UnknownCollectionError extends Error {
+  override name = "UnknownCollectionError";
 }
 
 /**
