@@ -59,6 +59,8 @@ test("a db.json as the one argument: its arrays served with their records and li
 test("a file it cannot serve, or two things to serve, ends start-up with exit 1 and one line", async (t) => {
   const badSchema = file(t, "bad.json", { resources: { todos: { schema: { properties: { title: { oneOf: [] } } } } } });
   const mixed = file(t, "mixed.json", { posts: [{ id: 1 }, { id: "2" }] });
+  const noParent = file(t, "orphans.json", { resources: { todos: { parent: { resource: "projects", member: "projectId" } } } });
+  const badId = file(t, "uuid.json", { resources: { notes: { id: "uuid" } } });
   const refused: Array<[Record<string, string>, string[], string]> = [
     [
       { RESOURCES_FILE: badSchema },
@@ -66,6 +68,8 @@ test("a file it cannot serve, or two things to serve, ends start-up with exit 1 
       `${badSchema}: resource "todos", schema.properties.title.oneOf is not a keyword this server supports; it supports type, required, properties, additionalProperties, enum, const, minLength, maxLength, pattern, format, minimum, maximum, exclusiveMinimum, exclusiveMaximum, items, minItems, maxItems`,
     ],
     [{}, [mixed], `${mixed}: db.json "posts" mixes integer and string ids; a collection's ids are all numbers or all strings`],
+    [{ RESOURCES_FILE: noParent }, [], `${noParent}: resource "todos": its parent "projects" is not defined in the file`],
+    [{}, ["--resources", badId], `${badId}: resource "notes": "id" must be "integer" or "string"`],
     [{ DB_FILE: mixed }, ["--resources", badSchema], "DB_FILE and --resources both say what to serve; set one of them"],
     [{}, [mixed, mixed], `Unexpected argument ${mixed}; the command takes one db.json at most, and every setting is a flag such as --port 8080, see --help`],
   ];
