@@ -7,7 +7,7 @@ export { SeedError } from "./api/seed.ts";
 export { type RunningServer, type ServerOptions, startServer } from "./http/server.ts";
 export { JournalDamageError } from "./store/journal/damage.ts";
 export { LockedError } from "./store/journal/lock.ts";
-export { DataDirError, UnknownCollectionError } from "./store/journal/store.ts";
+export { DataDirError, DataMismatchError } from "./store/journal/store.ts";
 export { ResourcesFileError } from "./api/resources-file.ts";
 export type { FsyncPolicy } from "./store/journal/writer.ts";
 // What a database adapter needs of the server: types only, since it gets everything else as arguments.

@@ -6,7 +6,7 @@ import { TokenError } from "./http/access.ts";
 import { DatabaseError } from "./store/database.ts";
 import { JournalDamageError } from "./store/journal/damage.ts";
 import { LockedError } from "./store/journal/lock.ts";
-import { DataDirError, UnknownCollectionError } from "./store/journal/store.ts";
+import { DataDirError, DataMismatchError } from "./store/journal/store.ts";
 import { type DbJson, dbJsonResources, readDbJson, ResourcesFileError } from "./api/resources-file.ts";
 import { createLogger } from "./ops/log.ts";
 import { StoreLimitError } from "./store/memory/store.ts";
@@ -101,7 +101,7 @@ async function listenOrExit(config: Config, seed: unknown, resources: unknown): 
       error instanceof JournalDamageError ||
       error instanceof LockedError ||
       error instanceof DataDirError ||
-      error instanceof UnknownCollectionError ||
+      error instanceof DataMismatchError ||
       error instanceof ResourcesFileError ||
       error instanceof DatabaseError ||
       error instanceof StoreLimitError ||

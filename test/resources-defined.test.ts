@@ -205,3 +205,30 @@ test("a seed's string ids are checked: the shape, and a parent's string id", () 
     message: /notes\[0\]\.id must be 1 to 64 of A-Z, a-z, 0-9, _ and -.*pages\[0\]\.noteId must be the id of a note of the seed; none has id b/s,
   });
 });
+
+test("collections named like Object.prototype's members, or with bounded numbers, are served", async () => {
+  const data = createFileDataSet(readResourcesFile({ resources: { constructor: {}, levels: { schema: { required: ["n"], properties: { n: { type: "integer", maximum: 0 } } } } } }), {
+    seed: { constructor: [{ id: 1 }] },
+  });
+  assert.deepEqual(await data.store.snapshot(), { constructor: [{ id: 1 }], levels: [] });
+  assert.deepEqual(data.resources.levels!.schema!.example, { n: 0 });
+});
+
+test("a collection whose OpenAPI names another component takes is refused when the app is made; the document says whose it is", async () => {
+  for (const [resources, message] of [
+    [{ errors: {} }, 'resource "errors": its OpenAPI schema Error is taken by another; rename the collection'],
+    [{ todo: {}, todos: {} }, 'resource "todos": its OpenAPI schema Todo is taken by another; rename the collection'],
+    [{ healths: {} }, 'resource "healths": its OpenAPI schema Health is taken by another; rename the collection'],
+  ] as const) {
+    assert.throws(() => createApi({ resources: { resources } }), { name: "ResourcesFileError", message });
+  }
+  const fresh = await serve();
+  try {
+    const { info } = (await call(`${fresh.url}/openapi.json`)).body as { info: { summary: string; description: string } };
+    assert.equal(info.summary, "Collections a resources file or db.json defines, over JSON.");
+    assert.match(info.description, /^A JSON REST server: the collections a resources file or a db.json defines\./);
+    assert.doesNotMatch(info.description, /[Pp]osts|seeded users/);
+  } finally {
+    await fresh.close();
+  }
+});

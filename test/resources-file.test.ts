@@ -64,6 +64,12 @@ test("every bad definition ends with one line naming its place", () => {
       { resources: { a: { parent: { resource: "b", member: "bId" } }, b: { parent: { resource: "a", member: "aId" } } } },
       'resource "a": its parents loop back to it (a -> b -> a)',
     ],
+    [{ resources: { todos: { schema: { required: ["id"] } } } }, 'resource "todos": "id" is set by its "id" type, not the schema; leave it out of the schema'],
+    [{ resources: { todos: { schema: { properties: { id: {} } } } } }, 'resource "todos": "id" is set by its "id" type, not the schema; leave it out of the schema'],
+    [
+      { resources: { projects: {}, todos: { schema: { required: ["projectId"] }, parent: { resource: "projects", member: "projectId" } } } },
+      'resource "todos": "projectId" holds the parent\'s id, which the server sets; leave it out of the schema',
+    ],
   ];
   for (const [json, message] of refused) assert.throws(() => readResourcesFile(json), { name: "ResourcesFileError", message });
   assert.ok(ResourcesFileError.prototype instanceof TypeError);
@@ -108,6 +114,9 @@ test("json-server's older example (integer ids) links too; a member naming a mis
     ],
   );
   assert.deepEqual(readDbJson({ todos: [] }).definitions[0]!.id, "integer");
+  // `categoryId` names `categories`.
+  const categories = readDbJson({ categories: [{ id: 1 }], products: [{ id: 1, categoryId: 1 }] }).definitions;
+  assert.deepEqual(categories[1]!.parent, { resource: "categories", member: "categoryId" });
 });
 
 test("a db.json it cannot serve ends with one line naming the collection", () => {

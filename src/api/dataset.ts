@@ -7,7 +7,7 @@ import type { ResourceDefinition } from "./resources-file.ts";
 import { definePostFamily } from "./resources/posts.ts";
 import { defineUsers, SEED_USERS } from "./resources/users.ts";
 import { checkSeed } from "./seed.ts";
-import { type COLLECTIONS, type Seed, type SeedRecords } from "../store/records.ts";
+import { type CollectionName, type COLLECTIONS, type RecordId, type Seed, type SeedRecords } from "../store/records.ts";
 import type { Store } from "../store/seam.ts";
 
 /** Options of createDataSet. */
@@ -24,11 +24,12 @@ export type DataSetOptions = {
 export type Resources = Record<(typeof COLLECTIONS)[number], Resource>;
 
 /**
- * One instance's resources and the store behind them. `fresh` makes a new data set of the same
- * resources and starting records, over which the OpenAPI document's examples are made; the
- * built-in resources have none, since their document is the same for every instance.
+ * One instance's resources and the store behind them. For a file's collections, `firstIds`
+ * gives the id each collection's first create gets on a fresh start, which the OpenAPI
+ * document's examples use; the built-in resources have none, their document being the same
+ * for every instance.
  */
-export type DataSet = { resources: ResourceMap; store: Store; fresh?: () => DataSet & { store: MemoryStore } };
+export type DataSet = { resources: ResourceMap; store: Store; firstIds?: (name: CollectionName) => RecordId };
 
 /** The resources, and the starting records (the seed, checked first: a SeedError names every problem, or the two seeded users). */
 export function defineData(options: DataSetOptions = {}): { resources: Resources; starting: SeedRecords } {
@@ -55,21 +56,23 @@ export function createDataSet(options: DataSetOptions = {}): DataSet & { resourc
  * seed's records checked by their rules (a SeedError names every problem), or none.
  */
 export function createFileDataSet(definitions: readonly ResourceDefinition[], options: { seed?: Seed; storeLimit?: number } = {}): DataSet & { store: MemoryStore } {
-  const { resources, starting, fresh } = defineFileData(definitions, options);
-  return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }), fresh };
+  const { resources, starting, firstIds } = defineFileData(definitions, options);
+  return { resources, store: createMemoryStore(resources, { starting, limit: checkStoreLimit(options.storeLimit) }), firstIds };
 }
 
 /**
  * The resources a file defines, and the starting records (the seed checked by their rules, or
- * none), with how to make a fresh data set of them in memory for the OpenAPI document.
+ * none), with the id each collection's first create gets from them (DataSet's `firstIds`).
  */
 export function defineFileData(
   definitions: readonly ResourceDefinition[],
-  options: { seed?: Seed; storeLimit?: number } = {},
-): { resources: ResourceMap; starting: SeedRecords; fresh: NonNullable<DataSet["fresh"]> } {
+  options: { seed?: Seed } = {},
+): { resources: ResourceMap; starting: SeedRecords; firstIds: NonNullable<DataSet["firstIds"]> } {
   const resources = defineFileResources(definitions);
   const starting = checkSeed(options.seed ?? {}, resources);
-  return { resources, starting, fresh: () => createFileDataSet(definitions, options) };
+  // Integer ids count up from the highest held; a string id is chosen by the examples.
+  const highest = new Map(Object.entries(starting).map(([name, records]) => [name, records.reduce((most, { id }) => (typeof id === "number" && id > most ? id : most), 0)]));
+  return { resources, starting, firstIds: (name) => (highest.get(name) ?? 0) + 1 };
 }
 
 /** A store limit as given, the default when absent, or a TypeError. */

@@ -47,6 +47,9 @@ export function readResourcesFile(json: unknown): ResourceDefinition[] {
     if (schema !== undefined && !(isObject(schema) && (schema.type === undefined || schema.type === "object"))) {
       throw new ResourcesFileError(`${where}: "schema" must be a JSON Schema of an object (its "type", if given, "object")`);
     }
+    if (isObject(schema) && ((isObject(schema.properties) && Object.hasOwn(schema.properties, "id")) || (Array.isArray(schema.required) && schema.required.includes("id")))) {
+      throw new ResourcesFileError(`${where}: "id" is set by its "id" type, not the schema; leave it out of the schema`);
+    }
     definitions.push({ name, id, schema, check: schema === undefined ? undefined : compile(schema, `${where}, schema`), parent: readParent(parent, where) });
   }
   if (definitions.length === 0) throw new ResourcesFileError('A resources file defines at least one collection under "resources"');
@@ -89,7 +92,8 @@ function parentsFirst(definitions: ResourceDefinition[]): ResourceDefinition[] {
     if (parent === undefined) continue;
     if (!byName.has(parent.resource)) throw new ResourcesFileError(`resource "${name}": its parent "${parent.resource}" is not defined in the file`);
     const properties = isObject(schema) && isObject(schema.properties) ? schema.properties : {};
-    if (Object.hasOwn(properties, parent.member)) {
+    const required = isObject(schema) && Array.isArray(schema.required) ? schema.required : [];
+    if (Object.hasOwn(properties, parent.member) || required.includes(parent.member)) {
       throw new ResourcesFileError(`resource "${name}": "${parent.member}" holds the parent's id, which the server sets; leave it out of the schema`);
     }
   }
@@ -180,8 +184,9 @@ function linkOf(name: string, records: DbJson["records"], ids: Map<string, Set<u
   if (list.length === 0) return undefined;
   for (const member of Object.keys(list[0]!)) {
     const match = /^(.+)Id$/.exec(member);
-    const parent = match === null ? undefined : `${match[1]}s`;
-    if (parent === undefined || parent === name || !ids.has(parent)) continue;
+    // `postId` names `posts`; `categoryId` names `categories`.
+    const parent = match === null ? undefined : [`${match[1]}s`, `${match[1]!.replace(/y$/, "")}ies`].find((plural) => ids.has(plural));
+    if (parent === undefined || parent === name) continue;
     const parentIds = ids.get(parent)!;
     if (!list.every((record) => parentIds.has(record[member]))) continue;
     if (loops(name, parent, definitions)) continue;

@@ -305,8 +305,11 @@ export function exampleOf(schema: unknown): unknown {
     }
     case "integer":
     case "number": {
-      const low = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum + 1 : 1;
-      return type === "integer" ? Math.ceil(low) : low;
+      const number = (value: unknown) => (typeof value === "number" ? value : undefined);
+      const lower = number(schema.minimum) ?? (number(schema.exclusiveMinimum) === undefined ? undefined : number(schema.exclusiveMinimum)! + 1);
+      const upper = number(schema.maximum) ?? (number(schema.exclusiveMaximum) === undefined ? undefined : number(schema.exclusiveMaximum)! - 1);
+      const value = lower ?? Math.min(upper ?? 1, 1);
+      return type === "integer" ? Math.ceil(value) : value;
     }
     case "boolean":
       return true;

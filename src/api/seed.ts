@@ -47,7 +47,8 @@ export function checkSeed(seed: unknown, resources: Record<CollectionName, Resou
   }
   const ids = new Map<CollectionName, Set<RecordId>>();
   for (const name of names) {
-    const given = (seed as Record<string, unknown>)[name];
+    // Own members only: a collection may be named `constructor`.
+    const given = Object.hasOwn(seed, name) ? (seed as Record<string, unknown>)[name] : undefined;
     const held = new Set<RecordId>();
     ids.set(name, held);
     if (given === undefined) continue;

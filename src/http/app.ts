@@ -59,12 +59,17 @@ const APP_OPTIONS: Record<keyof AppOptions, true> = {
  * The whole API's route table, over a data set (a fresh one in memory by default), with
  * `GET /metrics` serving `metrics` (the data's by default), or without it for null.
  */
-export function apiRoutes(isDraining: () => boolean = never, data: DataSet = createDataSet(), metrics: Metrics | null = recordMetrics(data)): ApiRoute[] {
+export function apiRoutes(
+  isDraining: () => boolean = never,
+  data: DataSet = createDataSet(),
+  metrics: Metrics | null = recordMetrics(data),
+  documentText: () => string = data.firstIds === undefined ? openApiText : fileDocumentText(data),
+): ApiRoute[] {
   const { resources, store } = data;
   return [
     ...healthRoutes(isDraining, store.ready),
     ...(metrics === null ? [] : metricsRoutes(metrics)),
-    ...openApiRoutes(data.fresh === undefined ? openApiText : documentTextOf(data.fresh)),
+    ...openApiRoutes(documentText),
     ...Object.values(resources).flatMap((resource) => resourceRoutes(resource, store.collection(resource.name))),
   ];
 }
@@ -80,16 +85,14 @@ export function recordMetrics(data: DataSet): Metrics {
   return createMetrics({ records: data.store.counts });
 }
 
-/** The OpenAPI document of a file's resources as JSON text, built on first use over fresh data, then kept. */
-function documentTextOf(fresh: NonNullable<DataSet["fresh"]>): () => string {
-  let text: string | undefined;
-  return () => {
-    if (text === undefined) {
-      const data = fresh();
-      text = JSON.stringify(buildOpenApiDocument(apiRoutes(never, data), data.store.nextId));
-    }
-    return text;
-  };
+/**
+ * The OpenAPI document of a file's collections as JSON text, built at once, so that a
+ * collection whose name the document cannot take ends start-up (a ResourcesFileError).
+ */
+function fileDocumentText(data: DataSet): () => string {
+  const routes = apiRoutes(never, data, recordMetrics(data), () => "");
+  const text = JSON.stringify(buildOpenApiDocument(routes, data.firstIds!, true));
+  return () => text;
 }
 
 let documentText: string | undefined;

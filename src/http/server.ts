@@ -245,7 +245,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
   const { dataDir, databaseUrl, fsync, compactBytes } = options;
   // Collections a file defines, checked whole before any store is opened; the built-in ones otherwise.
   const definitions = options.resources === undefined ? undefined : readResourcesFile(options.resources);
-  const define = () => (definitions === undefined ? { ...defineData(options), fresh: undefined } : defineFileData(definitions, options));
+  const define = () => (definitions === undefined ? { ...defineData(options), firstIds: undefined } : defineFileData(definitions, options));
   if (databaseUrl !== undefined) {
     if (typeof databaseUrl !== "string" || !isPostgresUrl(databaseUrl)) {
       throw new TypeError("databaseUrl must be a PostgreSQL URL such as postgres://user:password@localhost:5432/name");
@@ -253,7 +253,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
     // One store at a time: each would hold a different data set.
     if (dataDir !== undefined) throw new TypeError("databaseUrl and dataDir cannot be given together; choose one store");
     if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
-    const { resources, starting, fresh } = define();
+    const { resources, starting, firstIds } = define();
     const store = await openDatabaseStore(databaseUrl, {
       resources,
       starting,
@@ -261,7 +261,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
       warn: options.logWarning,
       took: options.storeTook,
     });
-    return { resources, store, fresh };
+    return { resources, store, firstIds };
   }
   if (dataDir === undefined) {
     if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
@@ -272,7 +272,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
   if (compactBytes !== undefined && !(Number.isSafeInteger(compactBytes) && compactBytes > 0)) {
     throw new TypeError("compactBytes must be a positive whole number of bytes");
   }
-  const { resources, starting, fresh } = define();
+  const { resources, starting, firstIds } = define();
   const onFailure =
     options.onStoreFailure ??
     ((error: Error) => options.logWarning(`A write could not be kept in ${dataDir} (${error.message}); answering 503 from now on`));
@@ -285,7 +285,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
     onSync: (milliseconds) => options.storeTook("sync", milliseconds),
     limit: checkStoreLimit(options.storeLimit),
   });
-  return { resources, store, fresh };
+  return { resources, store, firstIds };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

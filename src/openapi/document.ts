@@ -7,6 +7,7 @@ import { CREATED_AT_SCHEMA, ERROR_SCHEMAS, errorResponse, EXAMPLE_STRING_ID, HEA
 import { type Schema } from "../api/handler.ts";
 import { type Resource, serverMembers } from "../api/resource.ts";
 import type { CollectionName, RecordId } from "../store/records.ts";
+import { ResourcesFileError } from "../api/resources-file.ts";
 import { VERSION } from "../ops/version.ts";
 
 /** One documented operation. `responses` is keyed by status, plus `default` for answers any request can get. */
@@ -75,6 +76,12 @@ The paths are listed so that calling every operation in the order listed, with t
 on a fresh server (two seeded users, nothing else) succeeds: a record is created before it is read,
 and deleted after everything that needs it.`;
 
+// The description of a document over a file's collections: its own first line and last
+// paragraph, and none of the built-in family's rules.
+const FILE_DESCRIPTION = DESCRIPTION.replace("users, and posts with comments with replies.", "the collections a resources file or a db.json defines.")
+  .replace(/- Posts, comments and replies each number[^\n]*\n[^\n]*\n/, "- Each collection's records are checked by its JSON Schema. Integer ids are numbered from 1 and never reused.\n")
+  .replace("on a fresh server (two seeded users, nothing else)", "on a fresh server (the file's starting records)");
+
 /**
  * The OpenAPI 3.1 document of the API whose route table is `routes`. Paths,
  * operations, parameters, bodies, statuses and error codes all come from the
@@ -82,7 +89,7 @@ and deleted after everything that needs it.`;
  * document lists them, on the data `routes` holds (a fresh server's, for the
  * document the server serves), whose next ids `nextId` gives.
  */
-export function buildOpenApiDocument(routes: readonly ApiRoute[], nextId: (name: CollectionName) => RecordId): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly ApiRoute[], nextId: (name: CollectionName) => RecordId, own = false): OpenApiDocument {
   const byPath = new Map<string, ApiRoute[]>();
   for (const route of routes) {
     const path = openApiPath(route.pattern);
@@ -92,8 +99,19 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], nextId: (name:
   const schemas: Record<string, Schema> = { ...ERROR_SCHEMAS };
   const responses: Record<string, ResponseDoc> = { ...RESPONSES };
   const resources = [...new Set(routes.flatMap((route) => (route.operation.kind === "custom" ? [] : [route.operation.resource])))];
+  // The answers of the routes that are not a resource's have schemas of their own, which no collection may take.
+  const answers = new Set(routes.flatMap((route) => (route.operation.kind === "custom" ? [route.operation.doc.answer.name] : [])));
   for (const resource of resources) {
-    Object.assign(schemas, recordSchemas(resource));
+    for (const [name, schema] of Object.entries(recordSchemas(resource))) {
+      // A file's collection named like a shared component would replace it (`errors` is `Error`).
+      if (Object.hasOwn(schemas, name) || answers.has(name)) {
+        throw new ResourcesFileError(`resource "${resource.name}": its OpenAPI schema ${name} is taken by another; rename the collection`);
+      }
+      schemas[name] = schema;
+    }
+    if (Object.hasOwn(responses, notFoundName(resource))) {
+      throw new ResourcesFileError(`resource "${resource.name}": its OpenAPI response ${notFoundName(resource)} is taken by another; rename the collection`);
+    }
     responses[notFoundName(resource)] = errorResponse(`No ${noun(resource)} has this id.`, [resource.notFound], {
       message: `${resource.label} not found`,
     });
@@ -132,8 +150,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], nextId: (name:
     info: {
       title: "REST reference server",
       version: VERSION,
-      summary: "Users, posts, comments and replies over JSON.",
-      description: DESCRIPTION,
+      summary: own ? "Collections a resources file or db.json defines, over JSON." : "Users, posts, comments and replies over JSON.",
+      description: own ? FILE_DESCRIPTION : DESCRIPTION,
       license: { name: "MIT", identifier: "MIT" },
     },
     // The first entry suits a client that loads the document from the server itself; the second, a saved copy.
@@ -226,6 +244,13 @@ function idParameter(resource: Resource, example: RecordId): Schema {
   };
 }
 
+/** `a user`, `an item`: a noun with its article, capitalised to begin a sentence. */
+function article(word: string, capitalised = false): string {
+  // A vowel sound: `an item`, `an update`, but `a user`.
+  const a = /^(?:[aeio]|u[^s])/i.test(word) ? "an" : "a";
+  return `${capitalised ? capital(a) : a} ${word}`;
+}
+
 /** `user`, as summaries use it. */
 function noun(resource: Resource): string {
   return resource.label.toLowerCase();
@@ -296,7 +321,7 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
   return {
     [label]: {
       type: "object",
-      description: `A ${noun(resource)} as stored. ${kept}`,
+      description: `${article(noun(resource), true)} as stored. ${kept}`,
       required: ["id", ...(parentKey ? [parentKey] : []), ...required, ...(resource.timestamps ? ["createdAt"] : [])],
       properties: {
         id: resource.clientIds ? idSchema : owned,
@@ -309,8 +334,8 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
     [`New${label}`]: {
       type: "object",
       description: resource.clientIds
-        ? `A ${noun(resource)} to create. Without \`id\` the server assigns one; a taken id is a 409. ${stored}.`
-        : `A ${noun(resource)} to create. ${stored}; ${listed(server)} ${server.length === 1 ? "is" : "are"} set by the server and refused.`,
+        ? `${article(noun(resource), true)} to create. Without \`id\` the server assigns one; a taken id is a 409. ${stored}.`
+        : `${article(noun(resource), true)} to create. ${stored}; ${listed(server)} ${server.length === 1 ? "is" : "are"} set by the server and refused.`,
       required,
       properties: { ...(resource.clientIds ? { id: idSchema } : {}), ...fields },
       additionalProperties: others,
@@ -318,7 +343,7 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
     },
     [`${label}Changes`]: {
       type: "object",
-      description: `Members to merge over a ${noun(resource)}; members not sent are kept, and {} changes nothing.`,
+      description: `Members to merge over ${article(noun(resource))}; members not sent are kept, and {} changes nothing.`,
       properties: {
         ...(resource.clientIds ? { id: { ...idSchema, description: "If sent, must equal the id in the path." } } : {}),
         ...fields,
@@ -374,7 +399,7 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
     case "list": {
       return {
         operationId: `list${capital(plural(resource))}${parent ? `Of${parent.label}` : ""}`,
-        summary: parent ? `List the ${plural(resource)} of a ${noun(parent)}` : `List ${plural(resource)}`,
+        summary: parent ? `List the ${plural(resource)} of ${article(noun(parent))}` : `List ${plural(resource)}`,
         description: "Creation order unless `sort` says otherwise; `limit` and `offset` cut a page, and `Link` links the others.",
         tags,
         parameters: [
@@ -411,7 +436,7 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
       }
       return {
         operationId: parent ? `create${label}On${parent.label}` : `create${label}`,
-        summary: parent ? `Add a ${name} to a ${noun(parent)}` : `Create a ${name}`,
+        summary: parent ? `Add ${article(name)} to ${article(noun(parent))}` : `Create ${article(name)}`,
         tags,
         parameters: WRITES,
         // A string id is sent, so that the operations after this one find the record.
@@ -422,7 +447,7 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
     case "read":
       return {
         operationId: `get${label}`,
-        summary: `Read a ${name}`,
+        summary: `Read ${article(name)}`,
         tags,
         parameters: READS,
         responses: {
@@ -437,7 +462,7 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
       const patch = kind === "patch";
       return {
         operationId: `${patch ? "patch" : "update"}${label}`,
-        summary: `${patch ? "Patch" : "Update"} a ${name}`,
+        summary: `${patch ? "Patch" : "Update"} ${article(name)}`,
         description: patch
           ? "A JSON Merge Patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`: " +
             "`null` removes a member, objects merge recursively, anything else replaces. The result must pass the record's rules."
@@ -460,7 +485,7 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
       const below = resource.children.map((child) => `${plural(child)}`);
       return {
         operationId: `delete${label}`,
-        summary: `Delete a ${name}`,
+        summary: `Delete ${article(name)}`,
         description:
           `The ${name} is gone from every read and list.` +
           (below.length > 0 ? ` Its ${below.join(" and ")}, and everything under them, are deleted with it.` : ""),

@@ -148,5 +148,15 @@ test("a file's collections, string ids among them, are kept in a data directory 
   assert.equal((await second.store.collection("notes").read("kept"))!.tag, note.tag);
   await deleteRecord(second.resources.notes!, second.store.collection("notes"), "kept");
   assert.deepEqual(await second.store.snapshot(), { notes: [], pages: [] });
+  await createRecord(second.resources.notes!, second.store.collection("notes"), { id: "again" });
   await second.store.close();
+  // Resources that give the notes integer ids would leave the note held unreachable: refused, the lock let go.
+  const { resources } = createFileDataSet(readResourcesFile({ resources: { notes: {} } }));
+  const options = { seeded: false, warn: () => undefined, onFailure: (error: Error) => assert.fail(error) };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    await assert.rejects(openJournalStore(dir, resources, checkSeed({}, resources), options), {
+      name: "DataMismatchError",
+      message: `The data directory ${dir} holds the collection notes with string ids, which the resources served here give integer ids; serve the resources it was made with, or use another directory`,
+    });
+  }
 });

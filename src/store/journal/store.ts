@@ -9,6 +9,7 @@ import { type JournalStats, openJournal } from "./journal.ts";
 import { JournalDamageError } from "./damage.ts";
 import { acquireLock, type Lock, LockedError } from "./lock.ts";
 import type { FsyncPolicy } from "./writer.ts";
+import type { DataState } from "./state.ts";
 
 /** Options of openJournalStore. */
 export type JournalStoreOptions = {
@@ -79,13 +80,12 @@ export async function openJournalStore(dir: string, resources: Collections, star
         }
       },
     });
-    // Data of a collection no longer defined would be dropped by the next compaction: refuse instead.
-    const unknown = [...state.collections.keys()].find((name) => !Object.hasOwn(resources, name));
-    if (unknown !== undefined) {
+    // Data the resources do not describe would be dropped by the next compaction, or held
+    // where no route reaches it: refuse instead.
+    const mismatch = mismatchOf(state, resources);
+    if (mismatch !== undefined) {
       await journal.close();
-      throw new UnknownCollectionError(
-        `The data directory ${path} holds the collection ${unknown}, which the resources served here do not define; serve the resources it was made with, or use another directory`,
-      );
+      throw new DataMismatchError(`The data directory ${path} holds ${mismatch}; serve the resources it was made with, or use another directory`);
     }
     for (const warning of warnings) options.warn(warning);
     if (options.seeded && !fresh) options.warn(`${path} holds data already, so the seed was not loaded; a seed fills only a new data directory`);
@@ -109,13 +109,33 @@ export async function openJournalStore(dir: string, resources: Collections, star
     };
   } catch (error) {
     lock.release();
-    throw error instanceof JournalDamageError || error instanceof UnknownCollectionError ? error : new DataDirError(dir, error);
+    throw error instanceof JournalDamageError || error instanceof DataMismatchError ? error : new DataDirError(dir, error);
   }
 }
 
-/** A data directory that holds a collection the resources served do not define. One line, saying what to do. */
-export class UnknownCollectionError extends Error {
-  override name = "UnknownCollectionError";
+/** A data directory that holds data the resources served do not describe. One line, saying what to do. */
+export class DataMismatchError extends Error {
+  override name = "DataMismatchError";
+}
+
+/**
+ * What a data directory holds that the resources do not describe: a collection they do not
+ * define, ids of another kind, or records without the member that links them to their parent.
+ */
+function mismatchOf(state: DataState, resources: Collections): string | undefined {
+  for (const [name, collection] of state.collections) {
+    if (!Object.hasOwn(resources, name)) return `the collection ${name}, which the resources served here do not define`;
+    const resource = resources[name]!;
+    const first = collection.records.values().next().value?.record;
+    if (first === undefined) continue;
+    if ((typeof first.id === "string") !== (resource.ids === "random")) {
+      return `the collection ${name} with ${typeof first.id === "string" ? "string" : "integer"} ids, which the resources served here give ${resource.ids === "random" ? "string" : "integer"} ids`;
+    }
+    if (resource.parent !== undefined && !Object.hasOwn(first, resource.parent.key)) {
+      return `the collection ${name} without the member ${resource.parent.key}, which the resources served here link it to its parent by`;
+    }
+  }
+  return undefined;
 }
 
 /**
