@@ -35,7 +35,7 @@ export type Resource = {
    * body it accepts, for the OpenAPI document; none for a built-in resource.
    */
   schema?: { source: Record<string, unknown>; check: SchemaCheck; example: Record<string, unknown> };
-  /** Whether a create may choose the id (seed spec part 2, rule 2: users only). */
+  /** Whether a create may choose the id: users (seed spec part 2, rule 2) and collections a file gives string ids. */
   clientIds: boolean;
   /** Whether records carry a server-set `createdAt`. */
   timestamps: boolean;
