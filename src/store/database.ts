@@ -1,5 +1,6 @@
 // The seam to a database adapter: what the server hands it, and how DATABASE_URL loads it (the core never imports it statically).
 import { formatEntityTag, newEpoch } from "./tags.ts";
+import { randomId } from "./ids.ts";
 import { StoreError } from "./errors.ts";
 import { isPlain, type ListQuery, selectPage } from "./query.ts";
 import type { SeedRecords } from "./records.ts";
@@ -33,6 +34,8 @@ export type DatabaseStoreOptions = {
   entityTag: (epoch: string, version: number) => string;
   /** A new epoch for a new data set's ETags. */
   newEpoch: () => string;
+  /** A new string id, for a collection a file gives string ids: the same form as the memory store's. */
+  randomId: () => string;
   /** Whether a list request asks for the list as held (no sort, no filters). */
   isPlain: (list: ListQuery) => boolean;
   /** Filters, sorts and pages records as the memory store does. */
@@ -70,9 +73,6 @@ export type OpenDatabaseOptions = {
  * or a database that cannot be reached or set up, is a DatabaseError of one line.
  */
 export async function openDatabaseStore(url: string, options: OpenDatabaseOptions): Promise<Store> {
-  // The adapter's tables hold whole-number ids (packages/postgres/src/schema.ts).
-  const stringIds = Object.values(options.resources).find((resource) => resource.ids === "random");
-  if (stringIds !== undefined) throw new DatabaseError(`The collection ${stringIds.name} has string ids, which DATABASE_URL does not keep yet; use integer ids or DATA_DIR`);
   const name = options.adapter ?? POSTGRES_ADAPTER;
   let open: OpenDatabaseStore;
   try {
@@ -90,6 +90,7 @@ export async function openDatabaseStore(url: string, options: OpenDatabaseOption
       unavailable: (message) => new StoreError("STORE_UNAVAILABLE", message),
       entityTag: formatEntityTag,
       newEpoch,
+      randomId,
       isPlain,
       selectPage,
       took: options.took,

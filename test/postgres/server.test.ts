@@ -1,10 +1,10 @@
 // startServer with databaseUrl against a real PostgreSQL: shared data, seeds, reset and snapshot, lost connections, and a missing adapter.
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
+import pg from "pg";
 import { after, before, test } from "node:test";
 import { DatabaseError, openDatabaseStore, redact } from "../../src/store/database.ts";
-import { createFileDataSet, defineData } from "../../src/api/dataset.ts";
-import { readResourcesFile } from "../../src/api/resources-file.ts";
+import { defineData } from "../../src/api/dataset.ts";
 import { SeedError } from "../../src/api/seed.ts";
 import { type RunningServer, startServer } from "../../src/http/server.ts";
 import { call } from "../support/http.ts";
@@ -219,14 +219,6 @@ test("startServer refuses databaseUrl with dataDir, with the journal's settings,
   );
 });
 
-test("openDatabaseStore refuses a collection with string ids, which its tables cannot hold, before loading the adapter", async () => {
-  const { resources } = createFileDataSet(readResourcesFile({ resources: { notes: { id: "string" } } }));
-  await assert.rejects(
-    openDatabaseStore("postgres://localhost/rest", { resources, starting: { notes: [] }, seeded: false, warn: () => {}, adapter: "rest-reference-server-no-such-adapter" }),
-    new DatabaseError("The collection notes has string ids, which DATABASE_URL does not keep yet; use integer ids or DATA_DIR"),
-  );
-});
-
 test("openDatabaseStore says how to install an adapter that is missing, and refuses a package that is not one", async () => {
   const { resources, starting } = defineData();
   const options = { resources, starting, seeded: false, warn: () => {} };
@@ -296,4 +288,45 @@ test("a file's collections on a database: two instances share them, nested lists
   assert.deepEqual((await call(`${again.url}/projects`)).body, [{ id: 1, name: "Home" }, { id: 2, name: "Work" }]);
   assert.equal((await call(`${again.url}/projects/1`, { method: "DELETE" })).status, 204);
   assert.deepEqual((await call(`${again.url}/todos/1`)).body, { message: "Todo not found", code: "RECORD_NOT_FOUND" });
+});
+
+test("string ids on a database: made by the server or chosen, shared by two instances, children under them, cascades", async (t) => {
+  const url = await cluster.createDatabase();
+  const resources = { resources: { notes: { id: "string" }, pages: { parent: { resource: "notes", member: "noteId" } } } };
+  const seed = { notes: [{ id: "seeded", text: "s" }], pages: [{ id: 1, noteId: "seeded" }] };
+  const [a, b] = [await serve(t, url, { resources, seed }), await serve(t, url, { resources, seed })];
+  const made = await call(`${a.url}/notes`, { method: "POST", json: { text: "a" } });
+  assert.match((made.body as { id: string }).id, /^[A-Za-z0-9_-]{22}$/);
+  assert.deepEqual((await call(`${b.url}/notes`, { method: "POST", json: { id: "mine" } })).body, { id: "mine" });
+  assert.equal((await call(`${a.url}/notes`, { method: "POST", json: { id: "mine" } })).status, 409);
+  assert.deepEqual((await call(`${b.url}/notes/mine/pages`, { method: "POST", json: { n: 1 } })).body, { id: 2, noteId: "mine", n: 1 });
+  assert.deepEqual((await call(`${a.url}/notes/seeded/pages`)).body, [{ id: 1, noteId: "seeded" }]);
+  assert.equal((await call(`${a.url}/notes/mine`, { method: "DELETE" })).status, 204);
+  assert.equal((await call(`${b.url}/pages/2`)).status, 404);
+  const ids = ((await call(`${b.url}/notes?sort=id`)).body as Array<{ id: string }>).map((note) => note.id);
+  assert.deepEqual(ids, [(made.body as { id: string }).id, "seeded"].sort());
+});
+
+test("a database made when ids were whole-number columns is moved to text ids once, its records kept", async (t) => {
+  const url = await cluster.createDatabase();
+  const first = await startServer({ databaseUrl: url, clock: () => new Date(AT) });
+  await call(`${first.url}/posts`, { method: "POST", json: { title: "T", body: "B" } });
+  await call(`${first.url}/posts/1/comments`, { method: "POST", json: { body: "C" } });
+  await first.close();
+  // The columns as earlier versions made them.
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query("ALTER TABLE rest_records ALTER COLUMN id TYPE bigint USING id::bigint, ALTER COLUMN parent_id TYPE bigint USING parent_id::bigint");
+  await client.end();
+  const again = await serve(t, url);
+  assert.deepEqual((await call(`${again.url}/posts/1/comments`)).body, [{ id: 1, postId: 1, body: "C", createdAt: AT }]);
+  assert.equal((await call(`${again.url}/posts/1`, { method: "DELETE" })).status, 204);
+  assert.equal((await call(`${again.url}/comments/1`)).status, 404);
+  const check = new pg.Client({ connectionString: url });
+  await check.connect();
+  const { rows } = await check.query(
+    "SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'rest_records' AND column_name IN ('id', 'parent_id')",
+  );
+  await check.end();
+  assert.deepEqual(rows.map((row: { data_type: string }) => row.data_type), ["text", "text"]);
 });

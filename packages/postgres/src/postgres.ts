@@ -113,17 +113,17 @@ async function load(client: Client, options: DatabaseStoreOptions, revisions: Ma
     const parentKey = options.resources[collection]!.parent?.key;
     await client.query(
       `INSERT INTO rest_records (collection, id, parent_id, place, version, body)
-       SELECT $1, id, parent_id, version, version, body FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::text[]) AS t(id, parent_id, version, body)`,
+       SELECT $1, id, parent_id, version, version, body FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[]) AS t(id, parent_id, version, body)`,
       [
         name,
-        records.map((record) => record.id),
-        records.map((record) => (parentKey === undefined ? null : (record[parentKey] as number))),
+        records.map((record) => String(record.id)),
+        records.map((record) => (parentKey === undefined ? null : String(record[parentKey]))),
         versions,
         records.map((record) => JSON.stringify(record)),
       ],
     );
-    // Ids here are whole numbers: a collection with string ids is refused at start-up.
-    const highest = records.reduce((most, record) => Math.max(most, record.id as number), 0);
+    // The highest whole-number id: a sequence goes on from it (string ids have none).
+    const highest = records.reduce((most, { id }) => (typeof id === "number" ? Math.max(most, id) : most), 0);
     await client.query("UPDATE rest_collections SET revision = $2, size = $3, highest_id = $4 WHERE name = $1", [name, revision, records.length, highest]);
   }
 }
@@ -277,12 +277,12 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
           }
           const { revision, size, highestId } = await lockOwn(client);
           // Seed spec part 2, rule 1 for `count` (records held + 1); a sequence never gives an id twice.
-          const id = chosenId ?? (resource.ids === "count" ? size + 1 : highestId + 1);
+          const id = chosenId ?? (resource.ids === "count" ? size + 1 : resource.ids === "random" ? options.randomId() : highestId + 1);
           const { rows } = await client.query<{ taken: boolean; found: boolean }>({
             name: "rest_check",
             text: `SELECT EXISTS (SELECT 1 FROM rest_records WHERE collection = $1 AND id = $2) AS taken,
                           EXISTS (SELECT 1 FROM rest_records WHERE collection = $3 AND id = $4) AS found`,
-            values: [name, id, parent?.resource.name ?? name, parentId ?? 0],
+            values: [name, String(id), parent?.resource.name ?? name, String(parentId ?? "")],
           });
           const { taken, found } = rows[0]!;
           const record = refusing(() => decide({ parentFound: parent === undefined || found, listTag: () => tagOf(revision), id, taken }));
@@ -291,8 +291,15 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
             name: "rest_insert",
             text: `WITH inserted AS (
                      INSERT INTO rest_records (collection, id, parent_id, place, version, body) VALUES ($1, $2, $3, $4, $4, $5))
-                   UPDATE rest_collections SET revision = $4, size = size + 1, highest_id = GREATEST(highest_id, $2) WHERE name = $1`,
-            values: [name, record.id, parent === undefined ? null : record[parent.key], version, JSON.stringify(record)],
+                   UPDATE rest_collections SET revision = $4, size = size + 1, highest_id = GREATEST(highest_id, $6) WHERE name = $1`,
+            values: [
+              name,
+              String(record.id),
+              parent === undefined ? null : String(record[parent.key]),
+              version,
+              JSON.stringify(record),
+              typeof record.id === "number" ? record.id : 0,
+            ],
           });
           return { record, tag: tagOf(version) };
         }),
@@ -379,11 +386,11 @@ async function removeChildren(client: Client, resource: CollectionDefinition, id
   for (const child of resource.children) {
     const { rows } = await client.query<{ id: string }>({
       name: "rest_delete_children",
-      text: "DELETE FROM rest_records WHERE collection = $1 AND parent_id = ANY($2::bigint[]) RETURNING id",
-      values: [child.name, ids],
+      text: "DELETE FROM rest_records WHERE collection = $1 AND parent_id = ANY($2::text[]) RETURNING id",
+      values: [child.name, ids.map(String)],
     });
     removed.set(child.name, (removed.get(child.name) ?? 0) + rows.length);
-    if (rows.length > 0) await removeChildren(client, child, rows.map((row) => Number(row.id)), removed);
+    if (rows.length > 0) await removeChildren(client, child, rows.map((row) => row.id), removed);
   }
 }
 

@@ -14,7 +14,9 @@ export const SCHEMA_LOCK = 7_260_412;
  * holds (the seed spec's count for the next user id) and the highest id it gave.
  * Records keep their JSON text exactly as written, so that members keep their order
  * (jsonb would sort them), and `place`, the collection's revision when they were created,
- * which orders lists in creation order.
+ * which orders lists in creation order. Ids are text: whole numbers written in digits, or
+ * the string ids of a collection a file gives them; a database made with whole-number
+ * columns is moved to text once (MIGRATE_SQL).
  */
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS rest_collections (
@@ -27,8 +29,8 @@ CREATE TABLE IF NOT EXISTS rest_collections (
 );
 CREATE TABLE IF NOT EXISTS rest_records (
   collection text NOT NULL,
-  id bigint NOT NULL,
-  parent_id bigint,
+  id text NOT NULL,
+  parent_id text,
   place bigint NOT NULL,
   version bigint NOT NULL,
   body text NOT NULL,
@@ -38,8 +40,19 @@ CREATE INDEX IF NOT EXISTS rest_records_order ON rest_records (collection, place
 CREATE INDEX IF NOT EXISTS rest_records_children ON rest_records (collection, parent_id, place);
 `;
 
-/** Creates the tables and indexes if they are missing; the caller runs it inside a transaction. */
+/** Moves a database whose record ids were whole-number columns to text ids, once. */
+export const MIGRATE_SQL = `
+DO $$ BEGIN
+  IF (SELECT data_type FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name = 'rest_records' AND column_name = 'id') = 'bigint' THEN
+    ALTER TABLE rest_records ALTER COLUMN id TYPE text USING id::text, ALTER COLUMN parent_id TYPE text USING parent_id::text;
+  END IF;
+END $$;
+`;
+
+/** Creates the tables and indexes if they are missing, and migrates old ones; the caller runs it inside a transaction. */
 export async function createSchema(client: ClientBase): Promise<void> {
   await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
   await client.query(SCHEMA_SQL);
+  await client.query(MIGRATE_SQL);
 }
