@@ -8,6 +8,8 @@ import { call } from "../support/http.ts";
 import { tempDir } from "../support/temp.ts";
 import { runToExit, startCommand } from "../support/process.ts";
 import { EXAMPLE_RESOURCES, JSON_SERVER_DB } from "../support/resources.ts";
+import { createTestDatabase } from "../support/postgres.ts";
+import { databaseTargets } from "../support/target.ts";
 
 const RESOURCES = EXAMPLE_RESOURCES;
 
@@ -20,9 +22,10 @@ function file(t: { after: (fn: () => void) => void }, name: string, json: unknow
   return path;
 }
 
-/** Starts the command with `args` and `env`; resolves once it listens. */
-function start(args: string[], env: Record<string, string> = {}) {
-  return startCommand(args, env, env.DATA_DIR !== undefined);
+/** Starts the command with `args` and `env`, on a fresh database in the PostgreSQL passes unless given DATA_DIR; resolves once it listens. */
+async function start(args: string[], env: Record<string, string> = {}) {
+  const database: Record<string, string> = databaseTargets() !== 0 && env.DATA_DIR === undefined ? { DATABASE_URL: await createTestDatabase() } : {};
+  return startCommand(args, { ...env, ...database }, env.DATA_DIR !== undefined);
 }
 
 test("--resources serves the file's collections instead of the built-in ones", async (t) => {
