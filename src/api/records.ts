@@ -111,13 +111,12 @@ export function updateRecord(
     const { record: stored, tag } = found(resource, current);
     checkWrite(options.headers, tag, resource.label.toLowerCase());
     const errors = [...checkServerMembers(resource, body), ...checkFields(body, resource.fields, { partial: true })];
-    if (resource.clientIds && Object.hasOwn(body, "id") && body.id !== id) {
-      errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
-    }
+    checkPathId(resource, body, id, errors);
+    const updated = { ...stored, ...body, id };
     // A schema sees the record the update makes, whole.
-    resource.schema?.check(clientMembers(resource, { ...stored, ...body }), "", errors);
+    resource.schema?.check(clientMembers(resource, updated), "", errors);
     if (errors.length > 0) throw invalid(resource, errors);
-    return { ...stored, ...body, id };
+    return updated;
   });
 }
 
@@ -138,9 +137,7 @@ export function patchRecord(
     const { record: stored, tag } = found(resource, current);
     checkWrite(options.headers, tag, resource.label.toLowerCase());
     const errors = checkServerMembers(resource, patch);
-    if (resource.clientIds && Object.hasOwn(patch, "id") && patch.id !== id) {
-      errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
-    }
+    checkPathId(resource, patch, id, errors);
     const merged = applyMergePatch(stored, patch) as JsonObject;
     // The whole result is checked, so removing a required member reports it as required;
     // the members the patch left alone were valid already.
@@ -188,6 +185,13 @@ function idConflict(resource: Resource, id: RecordId, chosen: boolean): HttpErro
     ? `A ${name} with id ${id} already exists; send another id or none`
     : `A new ${name} gets id ${id}, the number of ${name}s held plus one, but a ${name} with id ${id} already exists; send an id that is not taken`;
   return new HttpError("ID_CONFLICT", message);
+}
+
+/** Notes, first, an `id` sent to a resource whose creates may choose it that is not the path's. */
+function checkPathId(resource: Resource, body: JsonObject, id: RecordId, errors: FieldError[]): void {
+  if (resource.clientIds && Object.hasOwn(body, "id") && body.id !== id) {
+    errors.unshift({ path: "id", message: `must equal the id in the path (${id})` });
+  }
 }
 
 function checkServerMembers(resource: Resource, body: JsonObject): FieldError[] {
