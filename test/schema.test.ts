@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FieldError } from "../src/api/errors.ts";
-import { compileSchema, DIALECT, jsonEqual, SchemaDefinitionError } from "../src/api/schema.ts";
+import { compileSchema, DIALECT, jsonEqual, MAX_PROBLEMS, SchemaDefinitionError } from "../src/api/schema.ts";
 
 /** Every problem the schema finds in a value, as the API would list them. */
 function problems(schema: unknown, value: unknown): FieldError[] {
@@ -105,4 +105,12 @@ test("an unsupported keyword, or a bad value of one, throws a SchemaDefinitionEr
     assert.throws(() => compileSchema(schema, 'resource "todos", schema'), { name: "SchemaDefinitionError", message });
   }
   assert.ok(SchemaDefinitionError.prototype instanceof TypeError);
+});
+
+test("a check lists at most MAX_PROBLEMS problems, the first it finds, however many values are wrong", () => {
+  const errors = problems({ properties: { tags: { type: "array", items: { type: "string" } }, title: { type: "string" } } }, { tags: Array.from({ length: 99_990 }, () => 1), title: 1 });
+  assert.equal(MAX_PROBLEMS, 100);
+  assert.equal(errors.length, MAX_PROBLEMS);
+  assert.deepEqual(errors[0], { path: "tags.0", message: "must be a string" });
+  assert.deepEqual(errors.at(-1), { path: "tags.99", message: "must be a string" });
 });

@@ -8,6 +8,12 @@ export class SchemaDefinitionError extends TypeError {
   override name = "SchemaDefinitionError";
 }
 
+/**
+ * The most problems a check lists: a body of 100,000 wrong values would otherwise make an answer
+ * 25 times its size, and many at once would take the process past its memory budget.
+ */
+export const MAX_PROBLEMS = 100;
+
 /** Checks a value; pushes each problem, with the member's whole path (`address.city`, `tags.2`), onto `errors`. */
 export type SchemaCheck = (value: unknown, path: string, errors: FieldError[]) => void;
 
@@ -145,7 +151,7 @@ export function compileSchema(schema: unknown, where: string): SchemaCheck {
         const check = compileSchema(value, at);
         checks.push((item, path, errors) => {
           if (!Array.isArray(item)) return;
-          for (let index = 0; index < item.length; index++) check(item[index], join(path, String(index)), errors);
+          for (let index = 0; index < item.length && errors.length < MAX_PROBLEMS; index++) check(item[index], join(path, String(index)), errors);
         });
         break;
       }
@@ -169,7 +175,7 @@ export function compileSchema(schema: unknown, where: string): SchemaCheck {
   return (value, path, errors) => {
     // A value of the wrong type gets that one message: the others would only repeat it.
     if (typeCheck !== undefined && !typeCheck.test(value)) return void errors.push({ path, message: typeCheck.message });
-    for (const check of checks) check(value, path, errors);
+    for (const check of checks) if (errors.length < MAX_PROBLEMS) check(value, path, errors);
   };
 }
 
@@ -189,6 +195,7 @@ function readMembers(schema: Record<string, unknown>, where: string): SchemaChec
     if (!isObject(value)) return;
     for (const name of names) if (!Object.hasOwn(value, name)) errors.push({ path: join(path, name), message: "is required" });
     for (const name in value) {
+      if (errors.length >= MAX_PROBLEMS) return;
       const check = known.get(name) ?? others;
       check?.(value[name], join(path, name), errors);
     }
