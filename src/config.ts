@@ -11,6 +11,8 @@ import { DEFAULT_COMPACT_BYTES } from "./store/journal/journal.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./store/journal/writer.ts";
 import { LOG_FORMATS, type LogFormat } from "./ops/log.ts";
 import { DEFAULT_STORE_LIMIT } from "./store/memory/budget.ts";
+import { DEFAULT_LOG_ENTRIES } from "./ops/request-log.ts";
+import { type Delay, MAX_DELAY, readDelay } from "./http/prefer.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
 export type Config = {
@@ -51,6 +53,12 @@ export type Config = {
   logFormat: LogFormat | "auto";
   /** Whether `GET /metrics` is served. */
   metrics: boolean;
+  /** Whether test control is on: the `/__control/` routes, and `Prefer` honoured. */
+  control: boolean;
+  /** How many requests the control log keeps. */
+  controlLog: number;
+  /** How long every API answer waits; unset for none. */
+  delay: Delay | undefined;
 };
 
 /** A flag or environment variable with a value the server cannot use; the message says what to set. */
@@ -274,6 +282,31 @@ export const SETTINGS: readonly Setting[] = [
     meaning: "`on` serves `GET /metrics` in the Prometheus text format; `off` answers it 404 like any unknown path.",
     read: (text, source) => oneOf(["on", "off"] as const, "on")(text, source) === "on",
   },
+  {
+    key: "control",
+    variable: "CONTROL",
+    flag: "--control",
+    shown: "off",
+    meaning:
+      "`on` is for test suites: it serves `/__control/` (reset, snapshot, load data, the request log) and honours `Prefer: delay=N`, `status=NNN` and `fault=reset`; never turn it on where strangers can reach the server. `off` answers `/__control/` 404 and ignores `Prefer`.",
+    read: (text, source) => oneOf(["on", "off"] as const, "off")(text, source) === "on",
+  },
+  {
+    key: "controlLog",
+    variable: "CONTROL_LOG",
+    flag: "--control-log",
+    shown: String(DEFAULT_LOG_ENTRIES),
+    meaning: "With `CONTROL=on`: how many requests `GET /__control/requests` keeps, the oldest dropped first; at most 8 MiB of their paths, headers and bodies whatever the number.",
+    read: wholeNumber(DEFAULT_LOG_ENTRIES, { min: 1, max: 1_000_000 }),
+  },
+  {
+    key: "delay",
+    variable: "DELAY",
+    flag: "--delay",
+    shown: "",
+    meaning: "Every API answer waits this long: `N` ms, or a time drawn uniformly from `MIN-MAX` ms (at most 60000); `/healthz`, `/readyz` and `/metrics` answer at once.",
+    read: readDelaySetting,
+  },
 ];
 
 /** The values of the flags given, by config key; what `readFlags` returns. */
@@ -350,6 +383,9 @@ export function readConfig(env: Record<string, string | undefined>, flags: Flags
   }
   if (read.dbFile !== undefined && read.seedFile !== undefined) {
     throw new ConfigError(`${sources.dbFile} holds its own records; leave ${sources.seedFile} unset`);
+  }
+  if (given.has("controlLog") && !read.control) {
+    throw new ConfigError(`${sources.controlLog} applies to test control only; set CONTROL=on (or --control on) too, or leave ${sources.controlLog} unset`);
   }
   for (const key of ["fsync", "compactBytes"] as const) {
     if (given.has(key) && read.dataDir === undefined) {
@@ -467,6 +503,14 @@ function checkedTokens(check: (text: string, source: string) => unknown): Settin
     }
     return text;
   };
+}
+
+function readDelaySetting(text: string | undefined, source: string): Delay | undefined {
+  try {
+    return readDelay(text);
+  } catch {
+    throw new ConfigError(`${source} must be N or MIN-MAX milliseconds, whole numbers from 0 to ${MAX_DELAY}, such as 200 or 100-500`);
+  }
 }
 
 function readFsync(text: string | undefined, source: string): FsyncPolicy {

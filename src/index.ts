@@ -2,6 +2,7 @@
 // It is the one module that only re-exports: a package needs a single entry, and the
 // API it offers lives in the files that own it.
 export { type AppOptions, createApp } from "./http/app.ts";
+export { createFetchApp, type FetchApp } from "./http/fetch-app.ts";
 export type { CommentRecord, PostRecord, ReplyRecord, Seed, Snapshot, UserRecord } from "./store/records.ts";
 export { SeedError } from "./api/seed.ts";
 export { type RunningServer, type ServerOptions, startServer } from "./http/server.ts";

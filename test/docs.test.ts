@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
-import { ERROR_CATALOGUE } from "../src/api/errors.ts";
+import { ERROR_CATALOGUE, PREFERRED_STATUS, PREFERRED_STATUS_WHEN } from "../src/api/errors.ts";
 import { readConfig, type Setting, SETTINGS } from "../src/config.ts";
 import { startServer } from "../src/http/server.ts";
 import { embeddingExample } from "./support/example.ts";
@@ -28,9 +28,10 @@ function tableRows(markdown: string, startsWith: RegExp): string[][] {
     .map((line) => line.split("|").slice(1, -1).map((cell) => cell.trim()));
 }
 
-test("docs/api.md's error table lists every catalogued code with its status and meaning, in order", () => {
-  const rows = tableRows(read("docs/api.md"), /^\| `[A-Z_]+` \| \d{3} \|/);
+test("docs/api.md's error table lists every catalogued code with its status and meaning, in order, then the code a Prefer asks for", () => {
+  const rows = tableRows(read("docs/api.md"), /^\| `[A-Z_]+` \| (\d{3}|4xx or 5xx) \|/);
   const expected = Object.entries(ERROR_CATALOGUE).map(([code, { status, when }]) => [`\`${code}\``, String(status), when]);
+  expected.push([`\`${PREFERRED_STATUS}\``, "4xx or 5xx", PREFERRED_STATUS_WHEN]);
   assert.deepEqual(rows, expected);
 });
 

@@ -71,6 +71,8 @@ const SETUPS: Record<string, Setup> = {
   },
   // docs/api.md, CORS: "started with CORS_ORIGINS=https://app.example.com".
   cors: { says: ["fresh server started with `CORS_ORIGINS=https://app.example.com`"], options: { corsOrigins: ["https://app.example.com"] } },
+  // docs/testing-clients.md: test control on.
+  control: { says: ["fresh server started with `CONTROL=on`"], options: { control: true } },
   // docs/configuration.md: a seed file whose first user has a bad e-mail address.
   "bad-seed-file": {
     says: [`folder whose \`seed.json\` holds one user, \`${BAD_SEED}\``],

@@ -69,6 +69,16 @@ export const ERROR_CATALOGUE = {
   },
 } as const satisfies Record<string, { status: number; when: string }>;
 
+/**
+ * The code of an error a request asked for with `Prefer: status=NNN` (test control): its status
+ * is the one asked for, any from 400 to 599, so it stands beside the catalogue rather than in it.
+ */
+export const PREFERRED_STATUS = "PREFERRED_STATUS";
+
+/** When PREFERRED_STATUS is sent, as docs/api.md's error table gives it. */
+export const PREFERRED_STATUS_WHEN =
+  "With `CONTROL=on`, the request asked for this error with `Prefer: status=NNN` (any 4xx or 5xx, which it gets); nothing was read or changed.";
+
 /** One of the catalogued error codes. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 

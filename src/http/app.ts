@@ -10,12 +10,22 @@ import { createDataSet, createFileDataSet, type DataSet } from "../api/dataset.t
 import { readResourcesFile } from "../api/resources-file.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
 import { healthRoutes } from "../ops/health.ts";
+import { controlRoutes } from "../ops/control.ts";
+import { createRequestLog } from "../ops/request-log.ts";
 import { openApiRoutes } from "../openapi/route.ts";
 import type { Seed } from "../store/records.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
 
 /** Options of createApp and createListener; every one has a default. */
-export type AppOptions = Omit<ListenerOptions, "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout"> & {
+export type AppOptions = Omit<
+  ListenerOptions,
+  "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout" | "requestLog" | "quiet" | "writeOnly" | "bodiless"
+> & {
+  /**
+   * How many requests the control log keeps for `GET /__control/requests` (1000), with `control`;
+   * at most 8 MiB of their paths, headers and bodies whatever the number.
+   */
+  controlLog?: number;
   /** The most the records may cost, in bytes as the store counts them (64 MiB); a write past it gets 507. */
   storeLimit?: number;
   /**
@@ -38,7 +48,7 @@ export type AppOptions = Omit<ListenerOptions, "servedWhileDraining" | "open" | 
 };
 
 // Every name AppOptions has, so that a misspelt option is refused instead of ignored.
-const APP_OPTIONS: Record<keyof AppOptions, true> = {
+export const APP_OPTIONS: Record<keyof AppOptions, true> = {
   allowedHosts: true,
   authTokens: true,
   authTokensFile: true,
@@ -53,6 +63,9 @@ const APP_OPTIONS: Record<keyof AppOptions, true> = {
   seed: true,
   resources: true,
   clock: true,
+  control: true,
+  controlLog: true,
+  delay: true,
 };
 
 /**
@@ -127,7 +140,7 @@ export type Api = Handlers & { data: DataSet };
  */
 export function createApi(options: AppOptions = {}, data?: DataSet, observers?: Observers): Api {
   refuseUnknownOptions(options, APP_OPTIONS, "createApp");
-  const { seed, clock, storeLimit, resources, logFormat = "off", metrics: metricsOn = true, ...listenerOptions } = options;
+  const { seed, clock, storeLimit, resources, logFormat = "off", metrics: metricsOn = true, controlLog, ...listenerOptions } = options;
   data ??= resources === undefined ? createDataSet({ seed, clock, storeLimit }) : createFileDataSet(readResourcesFile(resources), { seed, storeLimit });
   const logger = observers?.logger ?? createLogger(checkLogFormat(logFormat));
   const metrics = observers !== undefined ? observers.metrics : metricsOn ? recordMetrics(data) : undefined;
@@ -136,7 +149,27 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
   const servedWhileDraining = new Set(routes.filter((route) => route.servedWhileDraining).map((route) => route.handler));
   const open = new Set(routes.filter((route) => route.open).map((route) => route.handler));
   const stringIds = new Set(routes.filter((route) => route.stringIds).map((route) => route.handler));
-  const handlers = createHandlers(routes, { ...listenerOptions, servedWhileDraining, open, stringIds, logger, metrics, stallTimeout: observers?.stallTimeout });
+  // Test control's routes, outside the OpenAPI document, when it is on (ops/control.ts).
+  const requestLog = options.control === true ? createRequestLog(controlLog) : undefined;
+  const control = requestLog === undefined ? [] : controlRoutes(data.resources, data.store, requestLog);
+  const controlHandlers = control.map((route) => route.handler);
+  // No delay, preference or log entry for the operations routes, which are served while draining, nor for control's own.
+  const quiet = new Set([...servedWhileDraining, ...controlHandlers]);
+  const writeOnly = new Set(controlHandlers);
+  const bodiless = new Set(control.filter((route) => route.method === "POST").map((route) => route.handler));
+  const handlers = createHandlers([...routes, ...control], {
+    ...listenerOptions,
+    servedWhileDraining,
+    open,
+    stringIds,
+    logger,
+    metrics,
+    stallTimeout: observers?.stallTimeout,
+    requestLog,
+    quiet,
+    writeOnly,
+    bodiless,
+  });
   return { ...handlers, data };
 }
 

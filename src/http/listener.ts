@@ -6,7 +6,7 @@ import { type AccessOptions, hostCheck, isWrite, tokenCheck } from "./access.ts"
 import { awaitBody, bufferedBody, checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT } from "./body.ts";
 import { parseJsonObject } from "../api/json.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
-import { HttpError } from "../api/errors.ts";
+import { HttpError, PREFERRED_STATUS } from "../api/errors.ts";
 import { StoreError } from "../store/errors.ts";
 import type { Handler } from "../api/handler.ts";
 import { parseId, parseStringId } from "../api/ids.ts";
@@ -24,6 +24,8 @@ import { createRouter, type Match, pathOf } from "./router.ts";
 import { type Route } from "../api/handler.ts";
 import type { Awaitable } from "../store/seam.ts";
 import type { RecordId } from "../store/records.ts";
+import { appliedText, type Delay, drawDelay, readDelay, readPreferences } from "./prefer.ts";
+import type { RequestLog } from "../ops/request-log.ts";
 
 /**
  * Options of createListener: who may call, the body limit, CORS, shutdown, where errors go, the
@@ -54,6 +56,18 @@ export type ListenerOptions = AccessOptions & {
   stringIds?: ReadonlySet<Handler>;
   logger?: Logger;
   metrics?: Metrics;
+  /** Test control (`CONTROL=on`): requests may ask for a delay, an error status or a dropped connection with `Prefer`. */
+  control?: boolean;
+  /** How long every API answer waits, in ms, or a range to draw from (`{ min, max }`); none by default. */
+  delay?: number | Delay;
+  /** Where the API's requests are logged for `GET /__control/requests`; none by default. */
+  requestLog?: RequestLog;
+  /** The operations routes (probes, metrics) and the control routes: no delay or preference reaches them, and the log leaves them out. */
+  quiet?: ReadonlySet<Handler>;
+  /** The handlers that need a `write` token whatever their method, when tokens are configured: the control routes. */
+  writeOnly?: ReadonlySet<Handler>;
+  /** The POST handlers that take no body, so none is asked for: control's reset. */
+  bodiless?: ReadonlySet<Handler>;
 };
 
 /**
@@ -80,6 +94,14 @@ type Exchange = {
   route: string;
   /** Whether the answer closes the connection whatever else holds: a request refused before routing. */
   close: boolean;
+  /** How long its answer waits still, in ms: DELAY or `Prefer: delay` (0 without test control or a delay). */
+  delay: number;
+  /** The `Preference-Applied` value its answer carries, when it honoured a `Prefer`. */
+  applied: string | undefined;
+  /** Whether the request log holds it, once answered: an API request while the log is on. */
+  logged: boolean;
+  /** Its body's bytes, kept for the request log only. */
+  body: Uint8Array | undefined;
 };
 
 const NO_BODY = Object.freeze({});
@@ -119,6 +141,14 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const readOnly = options.readOnly === true;
   const open = options.open ?? new Set();
   const stringIds = options.stringIds ?? new Set();
+  // Test control and delays, looked at by one test per request when all are off (docs/testing-clients.md).
+  const control = options.control === true;
+  const delay = readDelay(options.delay);
+  const requestLog = options.requestLog;
+  const shaping = control || delay !== undefined || requestLog !== undefined;
+  const quiet = options.quiet ?? new Set();
+  const writeOnly = options.writeOnly ?? new Set();
+  const bodiless = options.bodiless ?? new Set();
 
   // Fast path: answer and fail are made once here, not once per request: what a request needs
   // travels in their arguments, so serving a request builds no closures but those a
@@ -129,7 +159,9 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
    * the requests behind it on its connection wait until it has.
    */
   function answer(exchange: Exchange, reply: Reply): boolean {
+    if (exchange.delay > 0) return answerLater(exchange, reply);
     const { request, response } = exchange;
+    if (exchange.applied !== undefined) reply = { ...reply, headers: { ...reply.headers, "preference-applied": exchange.applied } };
     // Contract 7: during shutdown every answer closes its connection. An answer
     // sent before the whole body arrived also closes it, so no client can make
     // the server go on reading a body it has already refused.
@@ -165,10 +197,19 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     return false;
   }
 
+  /** Sends a reply once the request's delay has passed; the requests behind it on its connection wait for it. */
+  function answerLater(exchange: Exchange, reply: Reply): true {
+    const wait = exchange.delay;
+    exchange.delay = 0;
+    setTimeout(() => conclude(exchange, reply), wait);
+    return true;
+  }
+
   /** Counts and logs an answer once its bytes are written, or counts it gone (-1). */
   function answered(exchange: Exchange, status: number, bytes: number): void {
-    if (bytes < 0) return gone();
+    if (bytes < 0) return gone(exchange);
     const { request } = exchange;
+    if (exchange.logged) logRequest(exchange, status);
     const milliseconds = performance.now() - exchange.started;
     const method = request.method ?? "GET";
     metrics?.answered(method, exchange.route, status, milliseconds);
@@ -178,20 +219,28 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     }
   }
 
-  /** A request that will get no answer: its client hung up, or its answer broke off. */
-  function gone(): void {
+  /** A request that will get no answer: its client hung up, its answer broke off, or it asked for a reset. */
+  function gone(exchange: Exchange): void {
     metrics?.abandoned();
+    if (exchange.logged) logRequest(exchange, null);
   }
 
-  function fail(exchange: Exchange, error: unknown): void {
+  function logRequest(exchange: Exchange, status: number | null): void {
+    const { request } = exchange;
+    const time = new Date(performance.timeOrigin + exchange.started).toISOString();
+    requestLog!.add({ method: request.method ?? "GET", path: request.url ?? "/", headers: request.headers, body: exchange.body, status, time });
+  }
+
+  /** Answers with the error a thrown value stands for; says whether the answer comes later (a delay). */
+  function fail(exchange: Exchange, error: unknown): boolean {
     if (error instanceof HttpError) {
-      answer(exchange, error.toReply());
+      return answer(exchange, error.toReply());
     } else if (error instanceof StoreError) {
       // The store's own refusals (full, or unable to keep writes) are catalogued codes too.
-      answer(exchange, new HttpError(error.code, error.message).toReply());
+      return answer(exchange, new HttpError(error.code, error.message).toReply());
     } else if (error instanceof ClientGoneError) {
       // The client hung up mid-body: there is no one left to answer.
-      gone();
+      gone(exchange);
     } else {
       const { request, response } = exchange;
       try {
@@ -201,9 +250,10 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
       }
       if (response.headersSent) {
         response.destroy();
-        gone();
-      } else answer(exchange, internalErrorReply(exchange.id));
+        gone(exchange);
+      } else return answer(exchange, internalErrorReply(exchange.id));
     }
+    return false;
   }
 
   /**
@@ -213,10 +263,9 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   function conclude(exchange: Exchange, reply: Reply | undefined, error?: unknown): void {
     let later = false;
     try {
-      if (reply !== undefined) later = answer(exchange, reply);
-      else fail(exchange, error);
+      later = reply !== undefined ? answer(exchange, reply) : fail(exchange, error);
     } catch (thrown) {
-      fail(exchange, thrown);
+      later = fail(exchange, thrown);
     } finally {
       // An answer written in pieces serves what waits behind it once it is written.
       if (!later) queue.proceed(exchange.request.socket);
@@ -251,50 +300,86 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
     const found = match(method, url);
+    const api = shaping && (found.kind !== "found" || !quiet.has(found.handler));
+    if (api) {
+      exchange.logged = requestLog !== undefined;
+      if (delay !== undefined) exchange.delay = drawDelay(delay);
+    }
     // Who may call comes first: a Host not allowed, then a missing or wrong token.
     const refusal = admit(request, method, found);
-    if (refusal !== undefined) {
-      fail(exchange, refusal);
-      return false;
+    if (refusal !== undefined) return fail(exchange, refusal);
+    // What a request asks for with Prefer, honoured only with test control on (contract 15).
+    if (api && control) {
+      const asked = honour(exchange);
+      if (asked !== undefined) return asked;
     }
     if (found.kind !== "found") return answerUnrouted(exchange, method, url, found);
     exchange.route = found.pattern;
     if (isDraining() && !servedWhileDraining.has(found.handler)) {
-      fail(exchange, new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
-      return false;
+      return fail(exchange, new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
     }
-    if (readOnly && isWrite(method)) {
-      fail(exchange, new HttpError("READ_ONLY", "This server is read-only: it stores no writes"));
-      return false;
+    if (readOnly && (isWrite(method) || writeOnly.has(found.handler))) {
+      return fail(exchange, new HttpError("READ_ONLY", "This server is read-only: it stores no writes"));
     }
     try {
       return run(exchange, found.handler, found.params, url);
     } catch (error) {
-      fail(exchange, error);
-      return false;
+      return fail(exchange, error);
     }
   }
 
-  /** Answers a request no handler takes: an unknown path (404), OPTIONS (204, or a CORS preflight), another method (405). */
-  function answerUnrouted(exchange: Exchange, method: string, url: string, found: Exclude<Found, { kind: "found" }>): false {
-    if (found.kind === "not-found") {
-      fail(exchange, new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url, { keepSlash: true }))}`));
+  /**
+   * Takes in what a request's `Prefer` asks for: a delay replaces DELAY's; a status is answered
+   * at once with that error, reading nothing and changing nothing; a fault drops the connection
+   * (after the delay) without an answer. Returns whether the answer comes later, for the last two.
+   */
+  function honour(exchange: Exchange): boolean | undefined {
+    const preferences = readPreferences(header(exchange.request.headers.prefer));
+    if (preferences === undefined) return undefined;
+    exchange.applied = appliedText(preferences);
+    if (preferences.delay !== undefined) exchange.delay = preferences.delay;
+    if (preferences.fault === "reset") {
+      const wait = exchange.delay;
+      exchange.delay = 0;
+      if (wait > 0) {
+        setTimeout(() => drop(exchange), wait);
+        return true;
+      }
+      drop(exchange);
       return false;
+    }
+    if (preferences.status === undefined) return undefined;
+    const { status } = preferences;
+    const message = `Answered ${status} because the request asked for it with Prefer: status=${status}; nothing was read or changed`;
+    return answer(exchange, { status, body: { message, code: PREFERRED_STATUS } });
+  }
+
+  /** Drops a request's connection without an answer, as a reset does, for a client that must survive one. */
+  function drop(exchange: Exchange): void {
+    const socket = exchange.request.socket as typeof exchange.request.socket & { resetAndDestroy?: () => void };
+    // A TCP reset where the runtime can send one (Node), a plain close elsewhere.
+    if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
+    else socket.destroy();
+    gone(exchange);
+  }
+
+  /** Answers a request no handler takes: an unknown path (404), OPTIONS (204, or a CORS preflight), another method (405). */
+  function answerUnrouted(exchange: Exchange, method: string, url: string, found: Exclude<Found, { kind: "found" }>): boolean {
+    if (found.kind === "not-found") {
+      return fail(exchange, new HttpError("ROUTE_NOT_FOUND", `No route for ${clip(method)} ${clip(pathOf(url, { keepSlash: true }))}`));
     }
     exchange.route = found.pattern;
     if (isDraining()) {
-      fail(exchange, new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
+      return fail(exchange, new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
     } else if (found.kind === "options") {
       // A CORS preflight (Fetch standard, section 3.2.2) from an allowed origin also
       // learns what it may send; any other OPTIONS, or one from an origin not allowed, gets Allow alone.
       const origin = exchange.request.headers.origin;
       const preflight = cors !== undefined && origin !== undefined && isPreflight(exchange.request) && cors.allows(origin);
-      answer(exchange, { status: 204, headers: preflight ? preflightHeaders(found.allow) : { allow: found.allow } });
-    } else {
-      const message = `Method ${clip(method)} is not allowed here; use ${found.allow}`;
-      fail(exchange, new HttpError("METHOD_NOT_ALLOWED", message, { headers: { allow: found.allow } }));
+      return answer(exchange, { status: 204, headers: preflight ? preflightHeaders(found.allow) : { allow: found.allow } });
     }
-    return false;
+    const message = `Method ${clip(method)} is not allowed here; use ${found.allow}`;
+    return fail(exchange, new HttpError("METHOD_NOT_ALLOWED", message, { headers: { allow: found.allow } }));
   }
 
   /**
@@ -310,14 +395,18 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
     const headers = request.headers;
     const method = request.method;
-    if (method !== "POST" && method !== "PUT" && method !== "PATCH") return deliver(exchange, handler({ params, query, body: NO_BODY, headers }));
+    if ((method !== "POST" && method !== "PUT" && method !== "PATCH") || (bodiless.size !== 0 && bodiless.has(handler))) {
+      return deliver(exchange, handler({ params, query, body: NO_BODY, headers }));
+    }
     const options = method === "PATCH" ? readPatchOptions : readOptions;
     checkBodyHeaders(request, options);
     // A pipelined request's body has often arrived whole by the time it is served: it is answered now.
     const arrived = bufferedBody(request);
+    if (exchange.logged) exchange.body = arrived;
     if (arrived !== undefined) return deliver(exchange, handler({ params, query, body: parseJsonObject(arrived), headers }));
     awaitBody(request, options.limit, (error, bytes) => {
       if (error !== undefined) return conclude(exchange, undefined, error);
+      if (exchange.logged) exchange.body = bytes;
       let reply: Awaitable<Reply>;
       try {
         reply = handler({ params, query, body: parseJsonObject(bytes), headers });
@@ -340,12 +429,23 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     if (hostRefusal !== undefined || checkToken === undefined) return hostRefusal;
     if (found.kind === "found" && open.has(found.handler)) return undefined;
     if (found.kind === "options" && isPreflight(request)) return undefined;
-    return checkToken(request.headers.authorization, isWrite(method));
+    return checkToken(request.headers.authorization, isWrite(method) || (found.kind === "found" && writeOnly.has(found.handler)));
   }
 
   function arrive(request: IncomingMessage, response: ServerResponse): Exchange {
     metrics?.arrived();
-    return { request, response, started: performance.now(), id: requestIdOf(request.headers["x-request-id"]), route: "none", close: false };
+    return {
+      request,
+      response,
+      started: performance.now(),
+      id: requestIdOf(request.headers["x-request-id"]),
+      route: "none",
+      close: false,
+      delay: 0,
+      applied: undefined,
+      logged: false,
+      body: undefined,
+    };
   }
 
   // Pipelined requests are answered in order: what arrives behind a request answered later waits for it.
@@ -358,10 +458,16 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   function refuse(request: IncomingMessage, response: ServerResponse, error: HttpError): void {
     const exchange = arrive(request, response);
     exchange.close = true;
+    exchange.logged = requestLog !== undefined;
     fail(exchange, error);
   }
 
   return { listener, refuse };
+}
+
+/** A header's one value: the first of a list (node:http joins a repeated `Prefer` with commas already). */
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
 }
 
 /** Whether an OPTIONS request is a CORS preflight: it names an origin and the method it asks for. */

@@ -90,6 +90,9 @@ const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
   compactBytes: true,
   logWarning: true,
   onStoreFailure: true,
+  control: true,
+  controlLog: true,
+  delay: true,
 };
 
 /** A listening instance: where it is, what it holds, and how to stop it. */
@@ -116,7 +119,8 @@ export type RunningServer = {
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
   const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, resources, clock, ...rest } = options;
-  const { allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, ...stored } = rest;
+  const { control, controlLog, delay, ...unshaped } = rest;
+  const { allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, ...stored } = unshaped;
   const logger = createLogger(checkLogFormat(logFormat));
   const { dataDir, databaseUrl, fsync, compactBytes, logWarning = logger.warn, onStoreFailure, ...times } = stored;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
@@ -126,7 +130,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;
   const state = { draining: false };
   const access = { allowedHosts, authTokens, authTokensFile, readOnly };
-  const appOptions = { ...access, bodyLimit, corsOrigins, logError, seed, clock, isDraining: () => state.draining };
+  const appOptions = { ...access, bodyLimit, corsOrigins, logError, seed, clock, control, controlLog, delay, isDraining: () => state.draining };
   // Tokens are read and checked before the data is opened: a bad entry must not leave a directory locked.
   tokenCheck(access);
   // The store tells its latency to the metrics, made once the store is open (they count its records).

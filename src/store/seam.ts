@@ -1,6 +1,6 @@
 // The store seam: what the resource routes ask of whatever holds the records (memory, a journal on disk, a database).
 import type { ListQuery } from "./query.ts";
-import type { CollectionName, RecordId, Snapshot, StoredRecord } from "./records.ts";
+import type { CollectionName, RecordId, SeedRecords, Snapshot, StoredRecord } from "./records.ts";
 
 /**
  * What a store knows of a collection: its name, how it numbers new ids, the member that links
@@ -88,8 +88,11 @@ export type CollectionStore = {
 /** Everything an instance's data lives in: its collections, and the operations a test or the process needs. */
 export type Store = {
   collection: (name: CollectionName) => CollectionStore;
-  /** Puts every collection back to the starting records; id sequences start again from them. */
-  reset: () => Promise<void>;
+  /**
+   * Puts every collection back to the starting records, or holds `records` instead (checked by
+   * the API's rules first, as a seed is); id sequences start again from them.
+   */
+  reset: (records?: SeedRecords) => Promise<void>;
   /** A deep copy of every record held, by collection, in creation order. */
   snapshot: () => Promise<Snapshot>;
   /** How many records each collection holds, for the metrics. */

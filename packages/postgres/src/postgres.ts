@@ -101,13 +101,13 @@ async function initialise(pool: pg.Pool, options: DatabaseStoreOptions): Promise
 }
 
 /**
- * Holds the starting records, parents first, after every collection was emptied: each
+ * Holds the starting records (or `starting`, records a reset loads instead), parents first, after every collection was emptied: each
  * collection's revision goes up by one for the clear and one per record, as in memory.
  */
-async function load(client: Client, options: DatabaseStoreOptions, revisions: Map<string, number>): Promise<void> {
+async function load(client: Client, options: DatabaseStoreOptions, revisions: Map<string, number>, starting = options.starting): Promise<void> {
   for (const [name, before] of revisions) {
     const collection = name as CollectionName;
-    const records = options.starting[collection] ?? [];
+    const records = starting[collection] ?? [];
     let revision = before + 1;
     const versions = records.map(() => ++revision);
     const parentKey = options.resources[collection]!.parent?.key;
@@ -346,13 +346,13 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
 
   return {
     collection: (name) => collections.get(name)!,
-    reset: () =>
+    reset: (records) =>
       transaction(async (client) => {
         const { rows } = await client.query<{ name: string; revision: string }>(
           "SELECT name, revision FROM rest_collections ORDER BY rank FOR UPDATE",
         );
         await client.query("DELETE FROM rest_records");
-        await load(client, options, new Map(rows.map((row) => [row.name, Number(row.revision)])));
+        await load(client, options, new Map(rows.map((row) => [row.name, Number(row.revision)])), records);
       }),
     snapshot: async () => {
       // One statement, so one consistent snapshot of every collection.

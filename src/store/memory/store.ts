@@ -234,9 +234,17 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
 
   return {
     collection: (name) => collections.get(name)!,
-    reset: async () => {
+    reset: async (records = starting) => {
       if (failed) unavailable();
-      const effects = load(parts, starting, budget, keep === undefined ? undefined : []);
+      // Records other than the starting ones, which were counted at start-up, must fit the limit.
+      if (records !== starting) {
+        let cost = 0;
+        for (const name of parts.keys()) for (const record of records[name] ?? []) cost += recordCost(record);
+        if (cost > limit) {
+          throw new StoreError("STORE_FULL", `These records take ${formatBytes(cost)}, more than STORE_LIMIT (${formatBytes(limit)}); nothing was changed`);
+        }
+      }
+      const effects = load(parts, records, budget, keep === undefined ? undefined : []);
       if (effects !== undefined) await kept({ effects }, undefined);
     },
     snapshot: async () => {

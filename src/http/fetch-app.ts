@@ -1,0 +1,230 @@
+// createFetchApp: the API as a WHATWG fetch handler, answered by the same listener a socket reaches, with no socket.
+import { EventEmitter } from "node:events";
+import { STATUS_CODES } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { APP_OPTIONS, type AppOptions, createApi } from "./app.ts";
+import { refuseUnknownOptions } from "../api/options.ts";
+import { DEFAULT_BODY_LIMIT } from "./body.ts";
+import type { Snapshot } from "../store/records.ts";
+
+/** The API in one process, for a test or a runtime's own server: `Deno.serve(app.fetch)`, `Bun.serve({ fetch: app.fetch })`. */
+export type FetchApp = {
+  /**
+   * Answers a request as a server on a socket would: the same status, headers and body bytes,
+   * without `Date` or the connection's headers. Its URL's host is the request's `Host`, checked
+   * like any (`http://localhost/users/1`). Rejects, as a client's fetch does, when the request
+   * asked for a dropped connection (`Prefer: fault=reset`, with `control`).
+   */
+  fetch: (request: Request) => Promise<Response>;
+  /** Puts every collection back to the starting records (the seed, or the two seeded users); id sequences start again. */
+  reset: () => Promise<void>;
+  /** A deep copy of every record held, by collection, in creation order. */
+  snapshot: () => Promise<Snapshot>;
+  /** Lets go of the data; requests after it get 503 SHUTTING_DOWN. */
+  close: () => Promise<void>;
+};
+
+/**
+ * The API as a fetch handler over its own fresh data, with createApp's options (`seed`,
+ * `resources`, `authTokens`, `control`, `delay`, ...). Two apps never share records.
+ */
+export function createFetchApp(options: AppOptions = {}): FetchApp {
+  refuseUnknownOptions(options, APP_OPTIONS, "createFetchApp");
+  let closed = false;
+  const isDraining = options.isDraining;
+  const api = createApi({ ...options, isDraining: () => closed || (isDraining?.() ?? false) });
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const { store } = api.data;
+
+  async function fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    // A client puts the URL's host in Host; a Request built in a test has none of its own.
+    headers.host ??= url.host;
+    let body: Uint8Array | undefined;
+    if (request.body !== null) {
+      // Read up to one byte past the limit, as the listener reads a socket: enough to refuse it.
+      body = await readUpTo(request.body, limit + 1);
+      // The framing a client would send: the length of a body it has whole, chunks for one too long to take.
+      delete headers["content-length"];
+      delete headers["transfer-encoding"];
+      if (body.length <= limit) headers["content-length"] = String(body.length);
+      else headers["transfer-encoding"] = "chunked";
+    }
+    return new Promise<Response>((resolve, reject) => {
+      const incoming = new InProcessRequest(request.method, url.pathname + url.search, headers, body, reject);
+      const outgoing = new InProcessResponse(incoming, resolve, reject);
+      // The listener reads and writes only what these stand-ins have of node:http's (docs/testing-clients.md).
+      api.listener(incoming as unknown as IncomingMessage, outgoing as unknown as ServerResponse);
+    });
+  }
+
+  return {
+    fetch,
+    reset: () => store.reset(),
+    snapshot: () => store.snapshot(),
+    close: async () => {
+      closed = true;
+      await store.close();
+    },
+  };
+}
+
+/** The bytes of a body stream, at most `most` of them; the rest is never read. */
+async function readUpTo(stream: ReadableStream<Uint8Array>, most: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  while (size < most) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+  }
+  if (size >= most) await reader.cancel().catch(() => undefined);
+  return Buffer.concat(chunks, Math.min(size, most));
+}
+
+/** What the in-process connection is: something to close, which a `Prefer: fault=reset` does. */
+class InProcessSocket extends EventEmitter {
+  destroyed = false;
+  readonly remoteAddress = undefined;
+  readonly #reset: (error: Error) => void;
+
+  constructor(reset: (error: Error) => void) {
+    super();
+    this.#reset = reset;
+  }
+
+  destroy(): this {
+    if (this.destroyed) return this;
+    this.destroyed = true;
+    // What a client's fetch rejects with when the server resets the connection.
+    this.#reset(new TypeError("fetch failed", { cause: Object.assign(new Error("The server closed the connection without an answer"), { code: "ECONNRESET" }) }));
+    this.emit("close");
+    return this;
+  }
+}
+
+/** A request as the listener reads it: node:http's members over a body that has arrived whole. */
+class InProcessRequest extends Readable {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly socket: InProcessSocket;
+  readonly complete = true;
+  readonly httpVersion = "1.1";
+
+  constructor(method: string, url: string, headers: Record<string, string>, body: Uint8Array | undefined, reset: (error: Error) => void) {
+    super();
+    this.method = method;
+    this.url = url;
+    this.headers = headers;
+    this.socket = new InProcessSocket(reset);
+    if (body !== undefined && body.length > 0) this.push(body);
+    this.push(null);
+  }
+
+  override _read(): void {}
+}
+
+/**
+ * An answer as the listener writes it: node:http's members, turned into a Response once the head
+ * is written and the body's first bytes or its end follow. A long list written in pieces becomes
+ * a streamed body, taken as the reader pulls it, as a socket drains.
+ */
+class InProcessResponse extends EventEmitter {
+  headersSent = false;
+  destroyed = false;
+  readonly req: InProcessRequest;
+  #status = 200;
+  #headers: Headers | undefined;
+  #stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #draining = false;
+  readonly #resolve: (response: Response) => void;
+  readonly #reject: (error: Error) => void;
+
+  constructor(request: InProcessRequest, resolve: (response: Response) => void, reject: (error: Error) => void) {
+    super();
+    this.req = request;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  writeHead(status: number, headers: ReadonlyArray<string | number>): this {
+    this.#status = status;
+    const list = new Headers();
+    for (let i = 0; i < headers.length; i += 2) {
+      const name = String(headers[i]);
+      // The connection's own headers mean nothing without one.
+      if (name !== "connection" && name !== "keep-alive") list.append(name, String(headers[i + 1]));
+    }
+    this.#headers = list;
+    this.headersSent = true;
+    return this;
+  }
+
+  /** Writes a piece of a long body; false, as a socket's write is, when the reader has not taken the last. */
+  write(chunk: string): boolean {
+    if (this.destroyed) return false;
+    if (this.#stream === undefined) this.#open();
+    this.#stream!.enqueue(ENCODER.encode(chunk));
+    const ready = (this.#stream!.desiredSize ?? 0) > 0;
+    this.#draining = !ready;
+    return ready;
+  }
+
+  end(chunk?: string): this {
+    if (this.destroyed) return this;
+    if (this.#stream !== undefined) {
+      if (chunk !== undefined) this.#stream.enqueue(ENCODER.encode(chunk));
+      this.#stream.close();
+    } else {
+      // A body sent whole; HEAD, 204 and 304 have none.
+      this.#resolve(new Response(chunk ?? null, this.#init()));
+    }
+    this.emit("finish");
+    return this;
+  }
+
+  destroy(): this {
+    if (this.destroyed) return this;
+    this.destroyed = true;
+    if (this.#stream !== undefined) this.#stream.error(new Error("The answer broke off"));
+    else this.#reject(new TypeError("fetch failed", { cause: new Error("The server broke off its answer") }));
+    this.emit("close");
+    return this;
+  }
+
+  #init(): ResponseInit {
+    return { status: this.#status, statusText: STATUS_CODES[this.#status] ?? "", headers: this.#headers };
+  }
+
+  #open(): void {
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#stream = controller;
+        },
+        pull: () => {
+          if (!this.#draining) return;
+          this.#draining = false;
+          this.emit("drain");
+        },
+        // The reader gave up on the body, as a client that hangs up does.
+        cancel: () => {
+          this.destroyed = true;
+          this.emit("close");
+        },
+      },
+      { highWaterMark: 1 },
+    );
+    this.#resolve(new Response(body, this.#init()));
+  }
+}
+
+const ENCODER = new TextEncoder();
