@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { embeddingExample } from "../test/support/example.ts";
+import { CLIENT_EXAMPLES, embeddingExample, exampleNamed } from "../test/support/example.ts";
 import { startCluster } from "../test/support/postgres.ts";
 import { readListeningUrl } from "../test/support/target.ts";
 import { ensureRuntimes, type Runtime, runtimePath } from "./install-runtimes.ts";
@@ -33,6 +33,7 @@ try {
     checkFolder(),
     checkDatabase(tarball),
     checkExample(tarball),
+    checkClientExamples(tarball),
   ]);
   const reasons = results.flatMap((result) => (result.status === "rejected" ? [(result.reason as Error).message] : []));
   if (reasons.length > 0) throw new Error(reasons.join("\n\n"));
@@ -112,6 +113,59 @@ async function checkExample(tarball: string): Promise<void> {
       throw new Error(`node --test example.test.mjs passed ${count("pass")} and failed ${count("fail")} tests\n${output}`);
     }
   });
+}
+
+/**
+ * (f) the examples of docs/testing-clients.md, copied verbatim beside the installed tarball: the
+ * two test files under node --test, the control script against the command with CONTROL=on, and
+ * the fetch handler served by Deno.serve and Bun.serve.
+ */
+async function checkClientExamples(tarball: string): Promise<void> {
+  const page = readFileSync(join(ROOT, "docs", "testing-clients.md"), "utf8");
+  const folder = await step("npm install <tarball> into a fresh project holding the examples of docs/testing-clients.md", async () => {
+    const folder = join(work, "clients");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "package.json"), `${JSON.stringify({ name: "client-tests", private: true }, null, 2)}\n`);
+    for (const name of CLIENT_EXAMPLES) writeFileSync(join(folder, name), exampleNamed(page, name));
+    await run(NPM, [...INSTALL, tarball], folder);
+    return folder;
+  });
+  const failures: string[] = [];
+  const attempt = async (name: string, check: () => Promise<unknown>) => {
+    await step(name, check).catch((error: Error) => failures.push(error.message));
+  };
+  for (const file of ["fetch-handler.test.mjs", "start-server.test.mjs"]) {
+    await attempt(`node --test ${file}: every test passes, reading, creating and resetting with the package from its tarball`, async () => {
+      const output = await run(process.execPath, ["--test", file], folder);
+      const count = (name: string) => Number(new RegExp(`^(?:# |\u2139 )${name} (\\d+)$`, "m").exec(output)?.[1] ?? Number.NaN);
+      if (!(count("pass") >= 2) || count("fail") !== 0) throw new Error(`node --test ${file} passed ${count("pass")} and failed ${count("fail")} tests\n${output}`);
+    });
+  }
+  await attempt("node control.mjs against node_modules/.bin/rest-reference-server with CONTROL=on prints control: ok", async () => {
+    const bin = join(folder, "node_modules", ".bin", "rest-reference-server");
+    const child = spawn(bin, ["--port", "0"], { cwd: folder, env: { ...process.env, CONTROL: "on" }, stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      const url = await readListeningUrl(child);
+      const output = await run(process.execPath, ["control.mjs"], folder, { API_URL: url });
+      if (output !== "control: ok\n") throw new Error(`control.mjs printed ${JSON.stringify(output)}`);
+    } finally {
+      stopIfRunning(child);
+    }
+  });
+  ensureRuntimes();
+  const greeting = '200 {"id":1,"name":"Ada Lovelace","email":"ada@example.com"}\n';
+  for (const [runtime, file, args] of [
+    ["deno", "deno-serve.mjs", ["run", "--allow-net", "--allow-env", "--allow-read", "deno-serve.mjs"]],
+    ["bun", "bun-serve.mjs", ["bun-serve.mjs"]],
+  ] as const) {
+    await attempt(`${runtime} ${file}: ${runtime === "deno" ? "Deno.serve" : "Bun.serve"} serves the fetch handler, which answers user 1`, async () => {
+      const binary = runtimePath(runtime);
+      if (binary === undefined) throw new Error(`${runtime} is not installed in runtimes/`);
+      const output = await run(binary, [...args], folder, { DENO_NO_UPDATE_CHECK: "1" });
+      if (output !== greeting) throw new Error(`${file} printed ${JSON.stringify(output)}`);
+    });
+  }
+  if (failures.length > 0) throw new Error(failures.join("\n\n"));
 }
 
 /** (d) the PostgreSQL adapter packed and installed beside the server: the command keeps its data in a real database. */

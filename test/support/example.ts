@@ -1,14 +1,19 @@
-// The embedding example of docs/package.md: the ```js block after its marker, which test/docs.test.ts checks and scripts/check-package.ts runs.
+// The examples of the docs: the ```js block after each `<!-- example: name -->` marker, which tests check and scripts/check-package.ts runs.
 
-/** The comment that comes just before the example's block; the file name is the one a reader saves it as. */
-export const EXAMPLE_MARKER = "<!-- example: example.test.mjs -->";
+/** Every example docs/testing-clients.md holds, by the name a reader saves it as. */
+export const CLIENT_EXAMPLES = ["fetch-handler.test.mjs", "start-server.test.mjs", "control.mjs", "deno-serve.mjs", "bun-serve.mjs"] as const;
 
 /** The example's code, as a reader would copy it; throws if the marker or its ```js block is missing. */
 export function embeddingExample(markdown: string): string {
+  return exampleNamed(markdown, "example.test.mjs");
+}
+
+/** The example a page saves as `name` (after its `<!-- example: name -->` marker), as a reader would copy it. */
+export function exampleNamed(markdown: string, name: string): string {
   const lines = markdown.split("\n");
-  const marker = lines.indexOf(EXAMPLE_MARKER);
-  if (marker === -1) throw new Error(`no ${EXAMPLE_MARKER} marker`);
-  if (lines[marker + 1] !== "```js") throw new Error(`${EXAMPLE_MARKER} is not followed by a \`\`\`js block`);
+  const marker = lines.indexOf(`<!-- example: ${name} -->`);
+  if (marker === -1) throw new Error(`no <!-- example: ${name} --> marker`);
+  if (lines[marker + 1] !== "```js") throw new Error(`<!-- example: ${name} --> is not followed by a \`\`\`js block`);
   const end = lines.indexOf("```", marker + 2);
   if (end === -1) throw new Error("the example's block never ends");
   return lines.slice(marker + 2, end).join("\n") + "\n";

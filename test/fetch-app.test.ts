@@ -1,0 +1,212 @@
+// createFetchApp: the same answers as a socket, byte for byte, with no socket; its host and token checks, streaming, faults and close.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createFetchApp } from "../src/http/fetch-app.ts";
+import { startServer } from "../src/http/server.ts";
+import type { Seed } from "../src/store/records.ts";
+
+const AT = "2026-01-31T09:30:00.000Z";
+const clock = () => new Date(AT);
+const JSON_TYPE = { "content-type": "application/json" };
+
+/** Enough users that the whole list is longer than a piece, so it is written in pieces (and streamed in-process). */
+const MANY: Seed = {
+  users: Array.from({ length: 1500 }, (_, i) => ({ id: i + 1, name: `User ${i + 1} ${"x".repeat(40)}`, email: `user${i + 1}@example.com`, role: i % 2 ? "a" : "b" })),
+};
+
+type Step = { path: string; init?: RequestInit };
+
+/**
+ * The headers of an answer without those of its connection, which an in-process answer cannot
+ * have. An ETag starts with its instance's epoch, which two instances never share: it is masked.
+ */
+function headersOf(response: Response): Array<[string, string]> {
+  return [...response.headers]
+    .filter(([name]) => !["date", "connection", "keep-alive"].includes(name))
+    .map(([name, value]) => [name, name === "etag" ? value.replace(EPOCH, '"epoch-') : value]);
+}
+
+const EPOCH = /^"[0-9a-f]{8}-/;
+
+/** Sends each step to an in-process app and to a server on a socket, built alike, and asserts the same status, headers and bytes. */
+async function assertSameAnswers(options: Parameters<typeof createFetchApp>[0], steps: Step[]): Promise<void> {
+  const app = createFetchApp(options);
+  const server = await startServer(options);
+  try {
+    let index = 0;
+    for (const { path, init = {} } of steps) {
+      // The same request id for both: otherwise each makes its own.
+      const headers = { ...(init.headers as Record<string, string>), "x-request-id": `step-${index++}` };
+      const inProcess = await app.fetch(new Request(`http://localhost${path}`, { ...init, headers }));
+      const overSocket = await fetch(`${server.url}${path}`, { ...init, headers });
+      const what = `${init.method ?? "GET"} ${path}`;
+      assert.equal(inProcess.status, overSocket.status, what);
+      assert.deepEqual(headersOf(inProcess), headersOf(overSocket), what);
+      assert.deepEqual(Buffer.from(await inProcess.arrayBuffer()), Buffer.from(await overSocket.arrayBuffer()), what);
+    }
+  } finally {
+    await server.close();
+    await app.close();
+  }
+}
+
+test("createFetchApp answers every kind of request with the status, headers and bytes a socket gets", async () => {
+  const post = (path: string, body: string, headers: Record<string, string> = JSON_TYPE): Step => ({ path, init: { method: "POST", headers, body } });
+  await assertSameAnswers({ clock }, [
+    { path: "/users" },
+    { path: "/users", init: { method: "HEAD" } },
+    post("/users", '{"name":"Grace Hopper","email":"grace@example.com","role":"admiral"}'),
+    post("/users", '{"name":""}'),
+    post("/users", "{not json"),
+    post("/users", '{"name":"X"}', { "content-type": "text/plain" }),
+    post("/users", ""),
+    post("/posts", '{"userId":1,"title":"Hello","body":"First"}'),
+    post("/posts/1/comments", '{"userId":2,"body":"Nice"}'),
+    { path: "/users/3", init: { method: "PUT", headers: JSON_TYPE, body: '{"name":"Grace B. Hopper","email":"grace@example.com"}' } },
+    { path: "/users/3", init: { method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body: '{"role":null}' } },
+    { path: "/users/3", init: { headers: { "if-none-match": '"nope"' } } },
+    { path: "/users/3", init: { method: "PUT", headers: { ...JSON_TYPE, "if-match": '"stale"' }, body: '{"name":"G","email":"g@example.com"}' } },
+    { path: "/users?sort=-name&limit=2&offset=1" },
+    { path: "/users?role=admiral" },
+    { path: "/users?limit=x" },
+    { path: "/users/0" },
+    { path: "/users/99" },
+    { path: "/nowhere" },
+    { path: "/users", init: { method: "DELETE" } },
+    { path: "/users", init: { method: "OPTIONS", headers: { origin: "http://localhost:5173", "access-control-request-method": "POST" } } },
+    { path: "/users/1", init: { headers: { origin: "http://localhost:5173" } } },
+    { path: "/users/2", init: { method: "DELETE" } },
+    { path: "/posts/1", init: { method: "DELETE" } },
+    { path: "/healthz" },
+    { path: "/readyz" },
+    { path: "/openapi.json" },
+  ]);
+});
+
+test("a 304 carries the same headers in-process and on a socket, and so does a body over the limit", async () => {
+  await assertSameAnswers({ clock, bodyLimit: 64 }, [
+    { path: "/users/1", init: { headers: { "if-none-match": "*" } } },
+    { path: "/users", init: { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ name: "x".repeat(100), email: "a@example.com" }) } },
+  ]);
+});
+
+test("a list longer than a piece is streamed in-process, byte for byte the socket's answer", async () => {
+  await assertSameAnswers({ seed: MANY }, [{ path: "/users" }, { path: "/users", init: { method: "HEAD" } }, { path: "/users?role=a" }]);
+});
+
+test("a reader that gives up on a streamed list leaves the app serving", async () => {
+  const app = createFetchApp({ seed: MANY });
+  const list = await app.fetch(new Request("http://localhost/users"));
+  const reader = list.body!.getReader();
+  const first = await reader.read();
+  assert.equal(first.done, false);
+  assert.equal(new TextDecoder().decode(first.value).slice(0, 9), '[{"id":1,');
+  await reader.cancel();
+  const after = await app.fetch(new Request("http://localhost/users/1500"));
+  assert.equal(after.status, 200);
+  assert.equal(((await after.json()) as { id: number }).id, 1500);
+  await app.close();
+});
+
+test("a body sent as a stream is read whole, with the length a client would send", async () => {
+  const app = createFetchApp();
+  const bytes = new TextEncoder().encode('{"name":"Grace Hopper","email":"grace@example.com"}');
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(bytes.slice(0, 10));
+      controller.enqueue(bytes.slice(10));
+      controller.close();
+    },
+  });
+  const created = await app.fetch(new Request("http://localhost/users", { method: "POST", headers: JSON_TYPE, body, duplex: "half" } as RequestInit));
+  assert.equal(created.status, 201);
+  assert.deepEqual(await created.json(), { id: 3, name: "Grace Hopper", email: "grace@example.com" });
+  await app.close();
+});
+
+test("a streamed body past the limit gets 413, and only the limit and one byte are read", async () => {
+  const app = createFetchApp({ bodyLimit: 16 });
+  let pulled = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulled++;
+      controller.enqueue(new Uint8Array(8).fill(0x20));
+      if (pulled === 1000) controller.close();
+    },
+  });
+  const refused = await app.fetch(new Request("http://localhost/users", { method: "POST", headers: JSON_TYPE, body, duplex: "half" } as RequestInit));
+  assert.equal(refused.status, 413);
+  assert.deepEqual(await refused.json(), { message: "Request body must not be larger than 16 bytes", code: "BODY_TOO_LARGE" });
+  assert.ok(pulled < 10, `${pulled} chunks were pulled`);
+  await app.close();
+});
+
+test("the host of a request's URL is checked as a socket's Host is, and tokens are required as on a socket", async () => {
+  const app = createFetchApp({ authTokens: "read:reader,write:writer" });
+  const elsewhere = await app.fetch(new Request("http://api.example.com/users/1", { headers: { authorization: "Bearer writer" } }));
+  assert.equal(elsewhere.status, 403);
+  assert.equal(((await elsewhere.json()) as { code: string }).code, "HOST_NOT_ALLOWED");
+  // A Host header of its own wins over the URL's, as on a socket.
+  const named = await app.fetch(new Request("http://api.example.com/users/1", { headers: { host: "localhost:3000", authorization: "Bearer reader" } }));
+  assert.equal(named.status, 200);
+  const anonymous = await app.fetch(new Request("http://localhost/users/1"));
+  assert.equal(anonymous.status, 401);
+  assert.equal(anonymous.headers.get("www-authenticate"), 'Bearer realm="rest-reference-server"');
+  const reader = await app.fetch(new Request("http://localhost/users/2", { method: "DELETE", headers: { authorization: "Bearer reader" } }));
+  assert.equal(reader.status, 403);
+  assert.equal(((await reader.json()) as { code: string }).code, "INSUFFICIENT_SCOPE");
+  const writer = await app.fetch(new Request("http://localhost/users/2", { method: "DELETE", headers: { authorization: "Bearer writer" } }));
+  assert.equal(writer.status, 204);
+  const allowed = createFetchApp({ allowedHosts: "api.example.com" });
+  assert.equal((await allowed.fetch(new Request("http://api.example.com/users/1"))).status, 200);
+  await allowed.close();
+  await app.close();
+});
+
+test("reset and snapshot work on the app's own data; two apps never share it", async () => {
+  const one = createFetchApp();
+  const two = createFetchApp();
+  const created = await one.fetch(new Request("http://localhost/users", { method: "POST", headers: JSON_TYPE, body: '{"name":"Grace Hopper","email":"grace@example.com"}' }));
+  assert.equal(created.status, 201);
+  assert.equal((await one.snapshot()).users.length, 3);
+  assert.equal((await two.snapshot()).users.length, 2);
+  await one.reset();
+  assert.deepEqual((await one.snapshot()).users.map((user) => user.id), [1, 2]);
+  await one.close();
+  await two.close();
+});
+
+test("with control on, Prefer: fault=reset rejects the fetch as a reset connection does, and stores nothing", async () => {
+  const app = createFetchApp({ control: true });
+  await assert.rejects(
+    app.fetch(new Request("http://localhost/users", { method: "POST", headers: { ...JSON_TYPE, prefer: "fault=reset" }, body: '{"name":"Grace Hopper","email":"grace@example.com"}' })),
+    (error: unknown) => {
+      assert.ok(error instanceof TypeError);
+      assert.equal(error.message, "fetch failed");
+      assert.equal((error.cause as NodeJS.ErrnoException).code, "ECONNRESET");
+      return true;
+    },
+  );
+  assert.equal((await app.snapshot()).users.length, 2);
+  const log = (await (await app.fetch(new Request("http://localhost/__control/requests"))).json()) as Array<{ status: number | null }>;
+  assert.equal(log.length, 1);
+  assert.equal(log[0]!.status, null);
+  await app.close();
+});
+
+test("after close, every request gets 503 SHUTTING_DOWN without a connection header", async () => {
+  const app = createFetchApp();
+  await app.close();
+  const answer = await app.fetch(new Request("http://localhost/users/1"));
+  assert.equal(answer.status, 503);
+  assert.equal(answer.headers.get("connection"), null);
+  assert.equal(((await answer.json()) as { code: string }).code, "SHUTTING_DOWN");
+});
+
+test("createFetchApp refuses a misspelt option, naming its own options", () => {
+  assert.throws(() => createFetchApp({ sead: {} } as never), (error: unknown) => {
+    assert.ok(error instanceof TypeError);
+    assert.match(error.message, /^createFetchApp has no option "sead"; its options are allowedHosts, /);
+    return true;
+  });
+});

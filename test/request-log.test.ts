@@ -1,0 +1,256 @@
+// White-box tests of src/ops/request-log.ts: the request log's bounds in entries and bytes, its secrets, and its bodies.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createRequestLog, DEFAULT_LOG_ENTRIES, LOG_BYTES, type RequestToLog } from "../src/ops/request-log.ts";
+
+const TIME = "2024-05-01T12:00:00.000Z";
+
+function request(path: string, more: Partial<RequestToLog> = {}): RequestToLog {
+  return { method: "GET", path, headers: {}, body: undefined, status: 200, time: TIME, ...more };
+}
+
+const paths = (log: ReturnType<typeof createRequestLog>, limit?: number) => log.list(limit).map((entry) => entry.path);
+
+test("a logged request shows its method, path, headers, status and time as given", () => {
+  const log = createRequestLog(5);
+  log.add({ method: "POST", path: "/users?x=1", headers: { "content-type": "application/json", accept: "*/*" }, body: undefined, status: 201, time: TIME });
+  log.add(request("/gone", { method: "DELETE", status: null }));
+  assert.deepEqual(log.list(), [
+    { method: "POST", path: "/users?x=1", headers: { "content-type": "application/json", accept: "*/*" }, body: null, status: 201, time: TIME },
+    { method: "DELETE", path: "/gone", headers: {}, body: null, status: null, time: TIME },
+  ]);
+});
+
+test("the log keeps at most the given count of entries, dropping the oldest first", () => {
+  const log = createRequestLog(3);
+  log.add(request("/1"));
+  log.add(request("/2"));
+  assert.deepEqual(paths(log), ["/1", "/2"]);
+  log.add(request("/3"));
+  assert.deepEqual(paths(log), ["/1", "/2", "/3"]);
+  log.add(request("/4"));
+  assert.deepEqual(paths(log), ["/2", "/3", "/4"]);
+  log.add(request("/5"));
+  log.add(request("/6"));
+  assert.deepEqual(paths(log), ["/4", "/5", "/6"]);
+});
+
+test("a log of one entry keeps only the last", () => {
+  const log = createRequestLog(1);
+  for (const path of ["/a", "/b", "/c"]) log.add(request(path));
+  assert.deepEqual(paths(log), ["/c"]);
+});
+
+test("the log keeps DEFAULT_LOG_ENTRIES (1000) entries when not told", () => {
+  assert.equal(DEFAULT_LOG_ENTRIES, 1000);
+  const log = createRequestLog();
+  for (let index = 1; index <= 1001; index++) log.add(request(`/${index}`));
+  const held = paths(log);
+  assert.equal(held.length, 1000);
+  assert.equal(held[0], "/2");
+  assert.equal(held[999], "/1001");
+});
+
+test("list(limit) gives the last limit entries, oldest first; list() gives them all", () => {
+  const log = createRequestLog(10);
+  for (const path of ["/1", "/2", "/3", "/4", "/5"]) log.add(request(path));
+  assert.deepEqual(paths(log, 1), ["/5"]);
+  assert.deepEqual(paths(log, 2), ["/4", "/5"]);
+  assert.deepEqual(paths(log, 5), ["/1", "/2", "/3", "/4", "/5"]);
+  assert.deepEqual(paths(log, 6), ["/1", "/2", "/3", "/4", "/5"]);
+  assert.deepEqual(paths(log, 1000), ["/1", "/2", "/3", "/4", "/5"]);
+  assert.deepEqual(paths(log), ["/1", "/2", "/3", "/4", "/5"]);
+  assert.deepEqual(paths(log, Infinity), ["/1", "/2", "/3", "/4", "/5"]);
+});
+
+test("list(0) is empty, and an empty log lists nothing", () => {
+  const log = createRequestLog(10);
+  assert.deepEqual(log.list(), []);
+  assert.deepEqual(log.list(3), []);
+  log.add(request("/1"));
+  assert.deepEqual(log.list(0), []);
+});
+
+test("list(limit) counts only the entries still held once the oldest are dropped", () => {
+  const log = createRequestLog(3);
+  for (const path of ["/1", "/2", "/3", "/4", "/5"]) log.add(request(path));
+  assert.deepEqual(paths(log, 2), ["/4", "/5"]);
+  assert.deepEqual(paths(log, 3), ["/3", "/4", "/5"]);
+  assert.deepEqual(paths(log, 4), ["/3", "/4", "/5"]);
+});
+
+test("clear empties the log, and the log fills again after it", () => {
+  const log = createRequestLog(2);
+  for (const path of ["/1", "/2", "/3"]) log.add(request(path));
+  log.clear();
+  assert.deepEqual(log.list(), []);
+  assert.deepEqual(log.list(5), []);
+  for (const path of ["/4", "/5", "/6"]) log.add(request(path));
+  assert.deepEqual(paths(log), ["/5", "/6"]);
+});
+
+test("clear forgets the bytes held too", () => {
+  const log = createRequestLog(10);
+  const body = new Uint8Array(LOG_BYTES - 10).fill(0x61);
+  log.add(request("/big", { body }));
+  log.clear();
+  log.add(request("/small"));
+  log.add(request("/big", { body }));
+  // Were the first big body still counted, the second would have pushed out /small.
+  assert.deepEqual(paths(log), ["/small", "/big"]);
+});
+
+test("Authorization, Proxy-Authorization and Cookie are never stored; other headers are, as given", () => {
+  const log = createRequestLog(5);
+  const headers = {
+    authorization: "Bearer secret-token",
+    "proxy-authorization": "Basic c2VjcmV0",
+    cookie: "session=secret",
+    "content-type": "text/plain",
+    "x-forwarded-for": ["10.0.0.1", "10.0.0.2"],
+    accept: "application/json",
+  };
+  log.add(request("/private", { headers }));
+  const [entry] = log.list();
+  assert.deepEqual(entry!.headers, { "content-type": "text/plain", "x-forwarded-for": ["10.0.0.1", "10.0.0.2"], accept: "application/json" });
+  assert.doesNotMatch(JSON.stringify(log.list()), /secret|c2VjcmV0/);
+  // The headers given are not changed.
+  assert.equal(headers.authorization, "Bearer secret-token");
+  assert.equal(headers.cookie, "session=secret");
+});
+
+test("a body is shown as parsed JSON when it is JSON, as text when it is not, and null when there is none", () => {
+  const log = createRequestLog(10);
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  log.add(request("/object", { body: bytes('{"name":"Ada","tags":["x"],"n":1.5}') }));
+  log.add(request("/array", { body: bytes(" [1, 2, 3] ") }));
+  log.add(request("/number", { body: bytes("42") }));
+  log.add(request("/string", { body: bytes('"hi"') }));
+  log.add(request("/text", { body: bytes("name=Ada&x=ü") }));
+  log.add(request("/broken", { body: bytes('{"name":') }));
+  log.add(request("/empty", { body: new Uint8Array(0) }));
+  log.add(request("/none"));
+  assert.deepEqual(
+    log.list().map((entry) => [entry.path, entry.body]),
+    [
+      ["/object", { name: "Ada", tags: ["x"], n: 1.5 }],
+      ["/array", [1, 2, 3]],
+      ["/number", 42],
+      ["/string", "hi"],
+      ["/text", "name=Ada&x=ü"],
+      ["/broken", '{"name":'],
+      ["/empty", null],
+      ["/none", null],
+    ],
+  );
+});
+
+test("each list parses the body anew, so a change to one listing's body does not reach the next", () => {
+  const log = createRequestLog(1);
+  log.add(request("/x", { body: new TextEncoder().encode('{"a":1}') }));
+  (log.list()[0]!.body as { a: number }).a = 2;
+  assert.deepEqual(log.list()[0]!.body, { a: 1 });
+});
+
+test("a request larger than LOG_BYTES is kept without its body, and pushes out nothing", () => {
+  assert.equal(LOG_BYTES, 8 * 1024 * 1024);
+  const log = createRequestLog(10);
+  log.add(request("/before", { body: new TextEncoder().encode('{"kept":true}') }));
+  log.add(request("/huge", { method: "PUT", headers: { "content-type": "application/json" }, body: new Uint8Array(LOG_BYTES + 1).fill(0x61), status: 413 }));
+  assert.deepEqual(log.list(), [
+    { method: "GET", path: "/before", headers: {}, body: { kept: true }, status: 200, time: TIME },
+    { method: "PUT", path: "/huge", headers: { "content-type": "application/json" }, body: null, status: 413, time: TIME },
+  ]);
+});
+
+test("a request of exactly LOG_BYTES, path and headers counted, keeps its body and pushes out all older ones", () => {
+  const log = createRequestLog(10);
+  log.add(request("/older"));
+  // 1 byte of path, 2 + 1 of header, and the rest body: LOG_BYTES in all.
+  log.add(request("/", { headers: { ab: "c" }, body: new Uint8Array(LOG_BYTES - 4).fill(0x62) }));
+  const [entry, ...rest] = log.list();
+  assert.deepEqual(rest, []);
+  assert.equal(entry!.path, "/");
+  assert.equal(entry!.body, "b".repeat(LOG_BYTES - 4));
+  // One byte more is over: the body goes and the older entry stays.
+  const other = createRequestLog(10);
+  other.add(request("/older"));
+  other.add(request("/", { headers: { ab: "cd" }, body: new Uint8Array(LOG_BYTES - 4).fill(0x62) }));
+  assert.deepEqual(
+    other.list().map((logged) => [logged.path, logged.body]),
+    [["/older", null], ["/", null]],
+  );
+});
+
+test("secret headers do not count towards the bytes held", () => {
+  const log = createRequestLog(10);
+  log.add(request("/older"));
+  log.add(request("/", { headers: { authorization: "x".repeat(1024 * 1024), cookie: "y".repeat(1024) }, body: new Uint8Array(LOG_BYTES - 1024).fill(0x63) }));
+  assert.deepEqual(
+    log.list().map((entry) => [entry.path, typeof entry.body === "string" ? entry.body.length : entry.body]),
+    [["/older", null], ["/", LOG_BYTES - 1024]],
+  );
+});
+
+test("the bytes held are capped at LOG_BYTES, the oldest dropped first", () => {
+  const log = createRequestLog(1000);
+  const threeMiB = new Uint8Array(3 * 1024 * 1024).fill(0x61);
+  log.add(request("/1", { body: threeMiB }));
+  log.add(request("/2", { body: threeMiB }));
+  assert.deepEqual(paths(log), ["/1", "/2"]);
+  // 9 MiB and the paths: over the 8 MiB, so /1 goes.
+  log.add(request("/3", { body: threeMiB }));
+  assert.deepEqual(paths(log), ["/2", "/3"]);
+  log.add(request("/4", { body: threeMiB }));
+  assert.deepEqual(paths(log), ["/3", "/4"]);
+  // Small entries fit beside the two large ones, until their bytes too push out the oldest.
+  log.add(request("/5", { body: new Uint8Array(2 * 1024 * 1024 - 100) }));
+  assert.deepEqual(paths(log), ["/3", "/4", "/5"]);
+  log.add(request("/6", { body: new Uint8Array(200) }));
+  assert.deepEqual(paths(log), ["/4", "/5", "/6"]);
+});
+
+test("paths and header values count towards the bytes held", () => {
+  const log = createRequestLog(1000);
+  const half = LOG_BYTES / 2;
+  log.add(request("/a", { body: new Uint8Array(half - 2) }));
+  log.add(request("/b", { body: new Uint8Array(half - 2) }));
+  // Exactly LOG_BYTES: both kept.
+  assert.deepEqual(paths(log), ["/a", "/b"]);
+  // Any byte more, even of path or header, and /a goes.
+  log.add(request("/", { headers: { x: "" } }));
+  assert.deepEqual(paths(log), ["/b", "/"]);
+});
+
+test("createRequestLog refuses a count that is not a positive whole number with a TypeError", () => {
+  for (const entries of [0, -1, 1.5, 0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER + 1]) {
+    assert.throws(() => createRequestLog(entries), new TypeError("controlLog must be a positive whole number of requests"), String(entries));
+  }
+  assert.throws(() => createRequestLog("10" as never), TypeError);
+});
+
+test("many more entries than the cap keep exactly the last ones, across the log's compactions", () => {
+  const log = createRequestLog(10);
+  for (let index = 1; index <= 50_000; index++) {
+    log.add(request(`/${index}`, { status: index % 2 === 0 ? 200 : null }));
+    // Check at and around the first compactions too, not only at the end.
+    if (index === 1034 || index === 1035 || index === 1036 || index === 2100) {
+      assert.deepEqual(paths(log), Array.from({ length: 10 }, (_, offset) => `/${index - 9 + offset}`), `after ${index}`);
+    }
+  }
+  assert.deepEqual(paths(log), Array.from({ length: 10 }, (_, offset) => `/${49_991 + offset}`));
+  assert.deepEqual(paths(log, 3), ["/49998", "/49999", "/50000"]);
+  assert.deepEqual(log.list(1)[0], { method: "GET", path: "/50000", headers: {}, body: null, status: 200, time: TIME });
+  log.clear();
+  log.add(request("/after"));
+  assert.deepEqual(paths(log), ["/after"]);
+});
+
+test("entries dropped for bytes are compacted away too, keeping exactly the newest that fit", () => {
+  const log = createRequestLog(100_000);
+  // One shared MiB: each entry holds 1 MiB and its path, so seven fit in LOG_BYTES and an eighth does not.
+  const mebibyte = new Uint8Array(1024 * 1024).fill(0x7a);
+  for (let index = 1; index <= 3000; index++) log.add(request(`/${index}`, { body: mebibyte }));
+  assert.deepEqual(paths(log), ["/2994", "/2995", "/2996", "/2997", "/2998", "/2999", "/3000"]);
+  assert.equal((log.list(1)[0]!.body as string).length, 1024 * 1024);
+});
