@@ -177,3 +177,11 @@ test("drawDelay stays within min to max in whole ms, and over many draws reaches
   // Missing any one of five values in 2000 uniform draws has a chance of about 10^-193.
   assert.deepEqual([...seen].sort((a, b) => a - b), [3, 4, 5, 6, 7]);
 });
+
+test("readPreferences ignores a quoted value left open, and splits only at commas outside quoted strings", () => {
+  assert.equal(readPreferences('delay="100'), undefined);
+  assert.equal(readPreferences('status="5031'), undefined);
+  assert.equal(readPreferences('note="a, delay=5, b"'), undefined);
+  assert.deepEqual(readPreferences('respond-async, status=404;foo="a,b", fault=reset'), { status: 404, fault: "reset" });
+  assert.deepEqual(readPreferences('note="a \\" , delay=5", delay=7'), { delay: 7 });
+});

@@ -254,3 +254,12 @@ test("entries dropped for bytes are compacted away too, keeping exactly the newe
   assert.deepEqual(paths(log), ["/2994", "/2995", "/2996", "/2997", "/2998", "/2999", "/3000"]);
   assert.equal((log.list(1)[0]!.body as string).length, 1024 * 1024);
 });
+
+test("a request whose path alone passes LOG_BYTES is kept, alone, without emptying the log for nothing", () => {
+  const log = createRequestLog(10);
+  log.add({ method: "GET", path: "/kept", headers: {}, body: undefined, status: 200, time: "2026-01-31T09:30:00.000Z" });
+  log.add({ method: "GET", path: `/${"x".repeat(LOG_BYTES)}`, headers: {}, body: undefined, status: 200, time: "2026-01-31T09:30:00.000Z" });
+  assert.deepEqual(log.list().map((entry) => entry.path.length), [LOG_BYTES + 1]);
+  log.add({ method: "GET", path: "/next", headers: {}, body: undefined, status: 200, time: "2026-01-31T09:30:00.000Z" });
+  assert.deepEqual(log.list().map((entry) => entry.path), ["/next"]);
+});

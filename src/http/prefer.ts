@@ -9,8 +9,8 @@ export type Delay = { min: number; max: number };
 /** The longest wait a setting or a `Prefer: delay` may ask for: one minute, so that no answer is owed for ever. */
 export const MAX_DELAY = 60_000;
 
-// One preference: a token, an optional `=` value (token or quoted string), then parameters, which are ignored.
-const PREFERENCE = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;,\s]*))?/;
+// One preference: a token, an optional `=` value (a token, or a whole quoted string), then parameters, which are ignored.
+const PREFERENCE = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;,\s"]*))?\s*(?:;|$)/;
 
 /**
  * The preferences this server knows in a `Prefer` header, as RFC 7240 reads it: comma-separated,
@@ -22,8 +22,7 @@ export function readPreferences(header: string | undefined): Preferences | undef
   if (header === undefined) return undefined;
   const found: Preferences = {};
   const seen = new Set<string>();
-  // At most 16 preferences are read, so that a long header costs no more than a short one.
-  for (const part of header.split(",", 16)) {
+  for (const part of splitPreferences(header)) {
     const match = PREFERENCE.exec(part);
     if (match === null) continue;
     const name = match[1]!.toLowerCase();
@@ -36,6 +35,27 @@ export function readPreferences(header: string | undefined): Preferences | undef
     else if (name === "fault" && value.toLowerCase() === "reset") found.fault = "reset";
   }
   return found.delay === undefined && found.status === undefined && found.fault === undefined ? undefined : found;
+}
+
+/**
+ * A header's preferences, split at the commas outside quoted strings; at most 16 of them, so
+ * that a long header costs no more than a short one.
+ */
+function splitPreferences(header: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < header.length && parts.length < 16; i++) {
+    const char = header[i];
+    if (quoted && char === "\\") i++;
+    else if (char === '"') quoted = !quoted;
+    else if (char === "," && !quoted) {
+      parts.push(header.slice(start, i));
+      start = i + 1;
+    }
+  }
+  if (parts.length < 16) parts.push(header.slice(start));
+  return parts;
 }
 
 /** The `Preference-Applied` value for what was honoured, in the order RFC 7240's examples use: `delay=300, status=503`. */

@@ -70,7 +70,8 @@ export function createRequestLog(entries: number = DEFAULT_LOG_ENTRIES): Request
       if (body === undefined) size -= request.body?.length ?? 0;
       held.push({ request: { ...request, headers, body }, bytes: size });
       bytes += size;
-      while (held.length - start > entries || bytes > LOG_BYTES) dropOldest();
+      // The newest stays, even one whose path and headers alone pass LOG_BYTES (possible in-process, where no header limit applies).
+      while (held.length - start > entries || (bytes > LOG_BYTES && held.length - start > 1)) dropOldest();
     },
     list: (limit = Infinity) => {
       const first = Math.max(start, held.length - limit);
