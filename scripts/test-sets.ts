@@ -28,6 +28,17 @@ export function blackBoxFiles(): string[] {
   return [...testsIn("test/http"), ...testsIn("test/process")];
 }
 
+/**
+ * The black-box files of a connection's own rules (pipelining, bad bytes, time-outs, shutdown),
+ * which are startServer's socket: the fetch target, createFetchApp behind a thin server, leaves them out.
+ */
+export const SOCKET_TESTS: readonly string[] = ["test/http/protocol.test.ts", "test/http/shutdown.test.ts", "test/http/timeouts.test.ts"];
+
+/** The black-box suite the fetch handler answers: the API's rules, without the socket's. */
+export function fetchFiles(): string[] {
+  return testsIn("test/http").filter((file) => !SOCKET_TESTS.includes(file));
+}
+
 /** The files of a list that need nothing but Node and npm, and take no minute of their own. */
 export function fast(files: readonly string[]): string[] {
   return files.filter((file) => !SYSTEM_TESTS.includes(file) && !SLOW_TESTS.includes(file));

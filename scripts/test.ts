@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { blackBoxFiles, fast, inProcessFiles } from "./test-sets.ts";
+import { blackBoxFiles, fast, fetchFiles, inProcessFiles } from "./test-sets.ts";
 
 const c8 = createRequire(import.meta.url).resolve("c8/bin/c8.js");
 // Files run four at a time: most of a test's time is spent waiting on a server or a child process.
@@ -26,6 +26,9 @@ try {
 } finally {
   rmSync(distCopy, { recursive: true, force: true });
 }
+
+console.log("\n=== Black-box suite through the fetch handler (createFetchApp behind a thin server) ===");
+if (!run([...TEST, "--test-reporter=dot", ...fast(fetchFiles())], { TEST_TARGET: "fetch" })) failed.push("the black-box suite through the fetch handler");
 
 const seconds = Math.round((Date.now() - started) / 1000);
 if (failed.length > 0) {

@@ -5,7 +5,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { APP_OPTIONS, type AppOptions, createApi } from "./app.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
-import { DEFAULT_BODY_LIMIT } from "./body.ts";
 import type { Snapshot } from "../store/records.ts";
 
 /** The API in one process, for a test or a runtime's own server: `Deno.serve(app.fetch)`, `Bun.serve({ fetch: app.fetch })`. */
@@ -34,7 +33,6 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
   let closed = false;
   const isDraining = options.isDraining;
   const api = createApi({ ...options, isDraining: () => closed || (isDraining?.() ?? false) });
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const { store } = api.data;
 
   async function fetch(request: Request): Promise<Response> {
@@ -45,18 +43,14 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
     });
     // A client puts the URL's host in Host; a Request built in a test has none of its own.
     headers.host ??= url.host;
-    let body: Uint8Array | undefined;
-    if (request.body !== null) {
-      // Read up to one byte past the limit, as the listener reads a socket: enough to refuse it.
-      body = await readUpTo(request.body, limit + 1);
-      // The framing a client would send: the length of a body it has whole, chunks for one too long to take.
-      delete headers["content-length"];
-      delete headers["transfer-encoding"];
-      if (body.length <= limit) headers["content-length"] = String(body.length);
-      else headers["transfer-encoding"] = "chunked";
-    }
+    // The framing a client would send: the length it declared, or chunks. The body is read as the
+    // listener asks for it, so its headers are checked first, as on a socket (a 415 or a 413 for a
+    // declared length past the limit is answered before a byte is read).
+    if (request.body === null) delete headers["content-length"];
+    else if (headers["content-length"] === undefined) headers["transfer-encoding"] = "chunked";
+    else delete headers["transfer-encoding"];
     return new Promise<Response>((resolve, reject) => {
-      const incoming = new InProcessRequest(request.method, url.pathname + url.search, headers, body, reject);
+      const incoming = new InProcessRequest(request.method, url.pathname + url.search, headers, request.body, reject);
       const outgoing = new InProcessResponse(incoming, resolve, reject);
       // The listener reads and writes only what these stand-ins have of node:http's (docs/testing-clients.md).
       api.listener(incoming as unknown as IncomingMessage, outgoing as unknown as ServerResponse);
@@ -72,21 +66,6 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
       await store.close();
     },
   };
-}
-
-/** The bytes of a body stream, at most `most` of them; the rest is never read. */
-async function readUpTo(stream: ReadableStream<Uint8Array>, most: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  while (size < most) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.length;
-  }
-  if (size >= most) await reader.cancel().catch(() => undefined);
-  return Buffer.concat(chunks, Math.min(size, most));
 }
 
 /** What the in-process connection is: something to close, which a `Prefer: fault=reset` does. */
@@ -110,26 +89,44 @@ class InProcessSocket extends EventEmitter {
   }
 }
 
-/** A request as the listener reads it: node:http's members over a body that has arrived whole. */
+/** A request as the listener reads it: node:http's members over the Request's body, read as the listener reads it. */
 class InProcessRequest extends Readable {
   readonly method: string;
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly socket: InProcessSocket;
-  readonly complete = true;
   readonly httpVersion = "1.1";
+  /** Whether the whole body has arrived, as IncomingMessage says. */
+  complete = false;
+  readonly #body: ReadableStreamDefaultReader<Uint8Array> | undefined;
 
-  constructor(method: string, url: string, headers: Record<string, string>, body: Uint8Array | undefined, reset: (error: Error) => void) {
+  constructor(method: string, url: string, headers: Record<string, string>, body: ReadableStream<Uint8Array> | null, reset: (error: Error) => void) {
     super();
     this.method = method;
     this.url = url;
     this.headers = headers;
     this.socket = new InProcessSocket(reset);
-    if (body !== undefined && body.length > 0) this.push(body);
-    this.push(null);
+    this.#body = body?.getReader();
+    if (this.#body === undefined) this.#end();
   }
 
-  override _read(): void {}
+  override _read(): void {
+    this.#body!.read().then(
+      ({ done, value }) => (done ? this.#end() : this.push(value)),
+      // A body that fails to arrive is a client gone mid-body: the listener answers no one.
+      () => this.destroy(),
+    );
+  }
+
+  /** Lets go of what is left of the body once the answer is out, as a closed connection would. */
+  discard(): void {
+    if (!this.complete) this.#body?.cancel().catch(() => undefined);
+  }
+
+  #end(): void {
+    this.complete = true;
+    this.push(null);
+  }
 }
 
 /**
@@ -187,6 +184,7 @@ class InProcessResponse extends EventEmitter {
       // A body sent whole; HEAD, 204 and 304 have none.
       this.#resolve(new Response(chunk ?? null, this.#init()));
     }
+    this.req.discard();
     this.emit("finish");
     return this;
   }
@@ -196,6 +194,7 @@ class InProcessResponse extends EventEmitter {
     this.destroyed = true;
     if (this.#stream !== undefined) this.#stream.error(new Error("The answer broke off"));
     else this.#reject(new TypeError("fetch failed", { cause: new Error("The server broke off its answer") }));
+    this.req.discard();
     this.emit("close");
     return this;
   }

@@ -318,7 +318,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     if (isDraining() && !servedWhileDraining.has(found.handler)) {
       return fail(exchange, new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
     }
-    if (readOnly && (isWrite(method) || writeOnly.has(found.handler))) {
+    if (readOnly && isWrite(method)) {
       return fail(exchange, new HttpError("READ_ONLY", "This server is read-only: it stores no writes"));
     }
     try {

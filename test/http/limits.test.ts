@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { assertJsonHeaders, call } from "../support/http.ts";
 import { closed, openSocket, responseReader } from "../support/raw.ts";
-import { databaseTargets, startTarget, type Target } from "../support/target.ts";
+import { databaseTargets, socketOnly, startTarget, type Target } from "../support/target.ts";
 
 // The budget bounds what the process holds: a database keeps the data outside it (docs/decisions.md).
 const ON_DATABASE = databaseTargets() !== 0;
@@ -137,7 +137,7 @@ describe("a long list", () => {
     assert.deepEqual((await call(`${small.url}/users/2`)).body, records[1]);
   });
 
-  test("a long list pipelined behind another, its client gone before it began, holds nothing", { skip: ON_DATABASE && "the budget does not apply" }, async () => {
+  test("a long list pipelined behind another, its client gone before it began, holds nothing", { skip: (ON_DATABASE && "the budget does not apply") || socketOnly("pipelining") }, async () => {
     // Fill the store to its limit, then ask for two whole lists on one connection and hang up.
     for (let n = 0; ; n++) {
       const response = await call(`${limited.url}/users`, { method: "POST", json: { name: "y".repeat(5_000), email: `f${n}@example.com` } });
@@ -172,7 +172,7 @@ describe("a client that stops reading a long list", () => {
   });
   after(() => target.close());
 
-  test("loses its connection once it takes nothing for REQUEST_TIMEOUT_MS; the records it held count until then", { timeout: 30_000 }, async () => {
+  test("loses its connection once it takes nothing for REQUEST_TIMEOUT_MS; the records it held count until then", { timeout: 30_000, skip: socketOnly("REQUEST_TIMEOUT_MS") }, async () => {
     const url = target.url;
     // Sixteen posts of a million characters: 16 MB of list, more than the sockets' buffers hold,
     // and as much as the default budget takes.

@@ -3,10 +3,10 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { processEnv, type ProcessMode, readListeningUrl, serverCommand, targetMode } from "./target.ts";
 
-/** The runtime a process test runs on: TEST_TARGET's, or node for the in-process pass. */
+/** The runtime a process test runs on: TEST_TARGET's, or node for the in-process passes. */
 export function processMode(): ProcessMode {
   const mode = targetMode();
-  return mode === "inprocess" ? "node" : mode;
+  return mode === "inprocess" || mode === "fetch" ? "node" : mode;
 }
 
 /** Starts the server with `args` and `env`, and collects its exit code, stdout and stderr. */

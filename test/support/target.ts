@@ -10,6 +10,8 @@ import { INSTALL_COMMAND, type Runtime, runtimePath } from "../../scripts/instal
 import { readConfig, readSeedFile } from "../../src/config.ts";
 import type { Seed } from "../../src/store/records.ts";
 import { startServer } from "../../src/http/server.ts";
+import { createFetchApp } from "../../src/http/fetch-app.ts";
+import { serveFetch } from "./fetch-bridge.ts";
 import { createTestDatabase } from "./postgres.ts";
 import { alternate } from "./proxy.ts";
 
@@ -25,8 +27,8 @@ export type Target = {
 /** The signals a test stops a server with: the two that shut it down, and SIGKILL, which a process cannot catch. */
 export type StopSignal = "SIGTERM" | "SIGINT" | "SIGKILL";
 
-/** How the server under test runs: in this process, or as a process on one runtime. */
-export type Mode = "inprocess" | ProcessMode;
+/** How the server under test runs: in this process (startServer, or createFetchApp behind a thin server), or as a process on one runtime. */
+export type Mode = "inprocess" | "fetch" | ProcessMode;
 
 /** The runtimes a server process is tested on; `dist` is the build run by plain node. */
 export type ProcessMode = "node" | "dist" | "deno" | "bun";
@@ -40,8 +42,8 @@ export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The mode `TEST_TARGET` names; `inprocess` when it is unset. */
 export function targetMode(): Mode {
   const mode = process.env.TEST_TARGET ?? "inprocess";
-  if (mode === "inprocess" || (PROCESS_MODES as readonly string[]).includes(mode)) return mode as Mode;
-  throw new Error(`Unknown TEST_TARGET "${mode}"; use inprocess, ${PROCESS_MODES.join(", ")}`);
+  if (mode === "inprocess" || mode === "fetch" || (PROCESS_MODES as readonly string[]).includes(mode)) return mode as Mode;
+  throw new Error(`Unknown TEST_TARGET "${mode}"; use inprocess, fetch, ${PROCESS_MODES.join(", ")}`);
 }
 
 /** The path of a runtime installed in runtimes/; throws saying how to install it if it is missing. */
@@ -77,6 +79,15 @@ export function serverCommand(mode: ProcessMode, durable = durableTargets()): { 
     case "bun":
       return { command: runtimeBinary("bun"), args: ["src/main.ts"], cwd: ROOT };
   }
+}
+
+/**
+ * Why a test of a connection's own rules cannot run on the fetch target, or false where it can:
+ * there the requests reach createFetchApp one at a time through a thin server (support/fetch-bridge.ts),
+ * so pipelining, CONNECT and the socket's time-outs are that server's, not the app's.
+ */
+export function socketOnly(rule: string): string | false {
+  return targetMode() === "fetch" && `${rule} belongs to startServer's socket, which the fetch target does not have`;
 }
 
 /** Whether every target keeps its data in a fresh data directory of its own (`TEST_DATA_DIR=1`), as the runtime matrix runs the suite a second time. */
@@ -149,6 +160,7 @@ async function startOnDatabase(env: Record<string, string>, processes: 1 | 2): P
 
 async function startTargetOn(env: Record<string, string>): Promise<Target> {
   const mode = targetMode();
+  if (mode === "fetch") return startFetchTarget(env);
   if (mode === "inprocess") {
     const { seedFile, resourcesFile, dbFile: _served, fsync, compactBytes, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
     const seed = seedFile === undefined ? undefined : (readSeedFile(seedFile) as Seed);
@@ -165,6 +177,20 @@ async function startTargetOn(env: Record<string, string>): Promise<Target> {
   }
   const { command, args, cwd } = serverCommand(mode);
   return spawnTarget(command, args, env, cwd);
+}
+
+/**
+ * createFetchApp with the settings `env` names, behind a thin node:http server (support/fetch-bridge.ts):
+ * the app's own options only, since the socket's time-outs and the stores on disk are startServer's.
+ */
+async function startFetchTarget(env: Record<string, string>): Promise<Target> {
+  const config = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
+  const { allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, bodyLimit, corsOrigins, metrics, control, controlLog, delay } = config;
+  const seed = config.seedFile === undefined ? undefined : (readSeedFile(config.seedFile) as Seed);
+  const resources = config.resourcesFile === undefined ? undefined : readSeedFile(config.resourcesFile);
+  const app = createFetchApp({ allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, bodyLimit, corsOrigins, metrics, control, controlLog, delay, seed, resources });
+  const served = await serveFetch(app);
+  return { url: served.url, close: served.close, stop: async () => (await served.close(), 0) };
 }
 
 /** Starts `command args` with PORT=0 and resolves with the URL it prints once it listens; `onOutput` is given all its stdout. */
