@@ -78,6 +78,20 @@ describe("CONTROL=on", () => {
     assert.equal((await call(`${url}/__control/requests`, { method: "DELETE" })).status, 204);
   });
 
+  test("the OpenAPI document leaves the control routes out: it is the same document as without control", async () => {
+    const document = await call(`${url}/openapi.json`);
+    assert.equal(document.status, 200);
+    const paths = Object.keys((document.body as { paths: Record<string, unknown> }).paths);
+    assert.ok(paths.includes("/users/{id}"));
+    assert.deepEqual(paths.filter((path) => path.includes("control")), []);
+    const plain = await startTarget();
+    try {
+      assert.equal(document.text, (await call(`${plain.url}/openapi.json`)).text);
+    } finally {
+      await plain.close();
+    }
+  });
+
   test("POST /__control/reset -> 204 with no body; the two seeded users again, and the id sequence starts again", async () => {
     assert.equal((await call(`${url}/users`, { method: "POST", json: EVE })).headers.get("location"), "/users/3");
     assert.equal((await call(`${url}/users/1`, { method: "DELETE" })).status, 204);
