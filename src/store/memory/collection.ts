@@ -6,6 +6,7 @@ import type { RecordId, StoredRecord } from "../records.ts";
 import { randomId } from "../ids.ts";
 import { shortListText } from "../list-text.ts";
 import { Versions } from "./versions.ts";
+import { CreationOrder } from "./order.ts";
 
 export type { IdPolicy, ReadView, StoredRecord };
 
@@ -37,6 +38,8 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   // serialises the record (docs/benchmarks.md, "Measurements behind fast paths in the code").
   // Records written but never read keep nothing.
   readonly #reads = new Map<RecordId, ReadView>();
+  // The ids by rank, so that a page at an offset costs the page, not the offset (order.ts).
+  readonly #order = new CreationOrder();
   readonly #policy: IdPolicy;
   readonly #epoch: string;
   #highestId = 0;
@@ -68,6 +71,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     for (const { record, version } of state.records.values()) {
       collection.#records.set(record.id, record as R);
       collection.#versions.set(record.id, version);
+      collection.#order.append(record.id);
       if (typeof record.id === "number" && record.id > highestId) highestId = record.id;
     }
     collection.#revision = state.revision;
@@ -192,6 +196,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     // A new id has no kept ETag (delete() dropped it), so only the version is set.
     this.#versions.set(record.id, ++this.#revision);
     this.#records.set(record.id, record);
+    this.#order.append(record.id);
     if (typeof record.id === "number" && record.id > this.#highestId) this.#highestId = record.id;
   }
 
@@ -211,6 +216,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   delete(id: RecordId): boolean {
     if (!this.#records.delete(id)) return false;
     this.#versions.delete(id);
+    this.#order.remove(id);
     this.#reads.delete(id);
     this.#revision++;
     return true;
@@ -224,14 +230,16 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   clear(): void {
     this.#records.clear();
     this.#versions.clear();
+    this.#order.clear();
     this.#reads.clear();
     this.#highestId = 0;
     this.#revision++;
   }
 
-  /** Records in creation order, skipping `offset` and taking at most `limit`. */
+  /** Records in creation order, skipping `offset` and taking at most `limit`: the page is found by rank, not by walking past the offset. */
   page(offset: number, limit: number): R[] {
-    return takePage(this.#records.values(), offset, limit);
+    if (offset === 0) return takePage(this.#records.values(), 0, limit);
+    return this.#order.page(offset, limit).map((id) => this.#records.get(id)!);
   }
 }
 
