@@ -71,18 +71,25 @@ const MISSING = Symbol("missing");
 export function sortRecords<R extends ListRecord>(records: readonly R[], keys: readonly SortKey[]): R[] {
   // Each record's sort values are read, and made comparable, once, not once per comparison:
   // an object's members are put in jsonb's order then, so no comparison sorts or encodes them.
-  const rows = records.map((record) => ({
-    record,
-    values: keys.map(({ member }) => (Object.hasOwn(record, member) ? sortable(record[member]) : MISSING)),
-  }));
-  rows.sort((a, b) => {
-    for (let i = 0; i < keys.length; i++) {
-      const order = compareSortValues(a.values[i]!, b.values[i]!);
-      if (order !== 0) return keys[i]!.descending ? -order : order;
-    }
-    return compareIds(a.record.id, b.record.id);
-  });
+  const rows = records.map((record) => sortRow(record, keys));
+  rows.sort((a, b) => compareSortRows(a, b, keys));
   return rows.map((row) => row.record);
+}
+
+/** A record with its values under sort keys, made comparable once: what sortRecords and a kept order compare. */
+export type SortRow<R extends ListRecord> = { record: R; values: Array<Sortable | typeof MISSING> };
+
+export function sortRow<R extends ListRecord>(record: R, keys: readonly SortKey[]): SortRow<R> {
+  return { record, values: keys.map(({ member }) => (Object.hasOwn(record, member) ? sortable(record[member]) : MISSING)) };
+}
+
+/** The order of two rows under the keys, ties broken by id ascending: no two records compare equal. */
+export function compareSortRows<R extends ListRecord>(a: SortRow<R>, b: SortRow<R>, keys: readonly SortKey[]): number {
+  for (let i = 0; i < keys.length; i++) {
+    const order = compareSortValues(a.values[i]!, b.values[i]!);
+    if (order !== 0) return keys[i]!.descending ? -order : order;
+  }
+  return compareIds(a.record.id, b.record.id);
 }
 
 /**

@@ -7,6 +7,8 @@ import { randomId } from "../ids.ts";
 import { shortListText } from "../list-text.ts";
 import { Versions } from "./versions.ts";
 import { CreationOrder } from "./order.ts";
+import { ListIndexes, type Selected } from "./list-indexes.ts";
+import { isPlain, type ListQuery, selectPage } from "../query.ts";
 
 export type { IdPolicy, ReadView, StoredRecord };
 
@@ -40,6 +42,8 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   readonly #reads = new Map<RecordId, ReadView>();
   // The ids by rank, so that a page at an offset costs the page, not the offset (order.ts).
   readonly #order = new CreationOrder();
+  // Equality filters and sorts kept up to date, so that they cost the page too (list-indexes.ts).
+  readonly #indexes = new ListIndexes<R>((id) => this.#order.slotOf(id));
   readonly #policy: IdPolicy;
   readonly #epoch: string;
   #highestId = 0;
@@ -197,12 +201,15 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     this.#versions.set(record.id, ++this.#revision);
     this.#records.set(record.id, record);
     this.#order.append(record.id);
+    this.#indexes.added(record);
     if (typeof record.id === "number" && record.id > this.#highestId) this.#highestId = record.id;
   }
 
   /** Replaces a held record, keeping its place in creation order. */
   replace(record: R): void {
-    if (!this.#records.has(record.id)) throw new RangeError(`Record ${record.id} does not exist`);
+    const before = this.#records.get(record.id);
+    if (before === undefined) throw new RangeError(`Record ${record.id} does not exist`);
+    this.#indexes.replaced(before, record);
     this.#records.set(record.id, record);
     this.#written(record.id);
   }
@@ -214,7 +221,10 @@ export class Collection<R extends StoredRecord = StoredRecord> {
 
   /** Removes a record; says whether there was one. */
   delete(id: RecordId): boolean {
-    if (!this.#records.delete(id)) return false;
+    const record = this.#records.get(id);
+    if (record === undefined) return false;
+    this.#indexes.removed(record);
+    this.#records.delete(id);
     this.#versions.delete(id);
     this.#order.remove(id);
     this.#reads.delete(id);
@@ -231,9 +241,19 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     this.#records.clear();
     this.#versions.clear();
     this.#order.clear();
+    this.#indexes.cleared();
     this.#reads.clear();
     this.#highestId = 0;
     this.#revision++;
+  }
+
+  /**
+   * A page of a list with filters or a sort, and how many records match: from an index where one
+   * serves it, by a scan of every record where none does (more members than the indexes kept).
+   */
+  select(list: ListQuery): Selected<R> {
+    const selected = isPlain(list) ? undefined : this.#indexes.select(list, () => this.page(0, Infinity), (id) => this.#records.get(id)!);
+    return selected ?? selectPage(this.page(0, Infinity), list);
   }
 
   /** Records in creation order, skipping `offset` and taking at most `limit`: the page is found by rank, not by walking past the offset. */

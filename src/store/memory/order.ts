@@ -24,6 +24,11 @@ export class CreationOrder {
     return this.#ids.length - this.#empty;
   }
 
+  /** The slot of a held id: a number that only grows with creation order, squeezes keeping it in order; -1 for none. */
+  slotOf(id: RecordId): number {
+    return (this.#slots.get(id) ?? 0) - 1;
+  }
+
   /** Puts a new id last. */
   append(id: RecordId): void {
     const slot = this.#ids.length;

@@ -280,7 +280,8 @@ function listOf(part: Part, list: ListQuery, parentId: RecordId | undefined): Li
       // A page that holds every record is the whole list, whose text the collection keeps.
       return { items, total: records.size, tag, text: items.length === records.size ? records.listText(items) : undefined };
     }
-    return { ...selectPage(records.page(0, Infinity), list), tag };
+    // Filters and sorts from the collection's indexes, so they cost the page (list-indexes.ts).
+    return { ...records.select(list), tag };
   }
   if (!parent!.records.has(parentId!)) return undefined;
   if (isPlain(list)) {

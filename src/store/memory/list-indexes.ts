@@ -1,0 +1,189 @@
+// A collection's list indexes: equality filters and sorts answered from what is kept up to date on every write, not by a scan.
+import { compareSortRows, filterText, type ListQuery, matchesFilters, type SortKey, sortRecords, sortRow } from "../query.ts";
+import type { RecordId, StoredRecord } from "../records.ts";
+
+/** The most members a collection keeps an equality index of; a filter on another member is answered by a scan. */
+export const MAX_FILTER_INDEXES = 8;
+
+/** The most sorts a collection keeps an order of; another sort is answered by sorting. */
+export const MAX_SORT_ORDERS = 4;
+
+/** A page of a list and how many records match in all, as selectPage answers. */
+export type Selected<R> = { items: R[]; total: number };
+
+/**
+ * The indexes of one collection, made the first time a list asks for them (docs/decisions.md,
+ * "Lists cost the page"). An equality index maps a member's filter text to the ids that have
+ * it, in creation order; a sort keeps every record in its order. Every write keeps both up to
+ * date, at O(log n) comparisons and a move of the array's tail. `slotOf` gives an id's place in
+ * creation order, which only ever grows with creation.
+ */
+export class ListIndexes<R extends StoredRecord> {
+  readonly #filters = new Map<string, Map<string, RecordId[]>>();
+  readonly #sorts = new Map<string, { keys: readonly SortKey[]; records: R[] }>();
+  readonly #slotOf: (id: RecordId) => number;
+
+  constructor(slotOf: (id: RecordId) => number) {
+    this.#slotOf = slotOf;
+  }
+
+  /**
+   * A page of the list `list` asks for, from an index, or undefined where none serves it (no
+   * filter or sort, or one more than the indexes kept allow). `all` gives every record in creation
+   * order, to build an index from; `get` a held record by id.
+   */
+  select(list: ListQuery, all: () => R[], get: (id: RecordId) => R): Selected<R> | undefined {
+    const { filters, sort, offset, limit } = list;
+    if (filters.size === 0) {
+      const order = sort.length === 0 ? undefined : this.#order(sort, all);
+      return order === undefined ? undefined : { items: order.slice(offset, offset + limit), total: order.length };
+    }
+    // The fewest candidates any indexed member gives; the other filters are checked on them.
+    let candidates: RecordId[] | undefined;
+    for (const [member, texts] of filters) {
+      const index = this.#index(member, all);
+      if (index === undefined) continue;
+      const ids = this.#matching(index, texts);
+      if (candidates === undefined || ids.length < candidates.length) candidates = ids;
+    }
+    if (candidates === undefined) return undefined;
+    if (filters.size === 1 && sort.length === 0) {
+      const items: R[] = [];
+      const end = Math.min(candidates.length, offset + limit);
+      for (let i = offset; i < end; i++) items.push(get(candidates[i]!));
+      return { items, total: candidates.length };
+    }
+    const matches = candidates.map(get).filter((record) => matchesFilters(record, filters));
+    const sorted = sort.length === 0 ? matches : sortRecords(matches, sort);
+    return { items: sorted.slice(offset, offset + limit), total: matches.length };
+  }
+
+  /** A record just created, the newest in creation order. */
+  added(record: R): void {
+    for (const [member, index] of this.#filters) {
+      const text = textOf(record, member);
+      if (text === undefined) continue;
+      const ids = index.get(text);
+      if (ids === undefined) index.set(text, [record.id]);
+      else ids.push(record.id);
+    }
+    for (const order of this.#sorts.values()) this.#place(order, record);
+  }
+
+  /** A record replaced, keeping its id and its place in creation order. */
+  replaced(before: R, after: R): void {
+    for (const [member, index] of this.#filters) {
+      const was = textOf(before, member);
+      const now = textOf(after, member);
+      if (was === now) continue;
+      if (was !== undefined) this.#drop(index, was, before.id);
+      if (now !== undefined) this.#insert(index, now, after.id);
+    }
+    for (const order of this.#sorts.values()) {
+      this.#take(order, before);
+      this.#place(order, after);
+    }
+  }
+
+  /** A record about to be deleted, while its place in creation order is still known. */
+  removed(record: R): void {
+    for (const [member, index] of this.#filters) {
+      const text = textOf(record, member);
+      if (text !== undefined) this.#drop(index, text, record.id);
+    }
+    for (const order of this.#sorts.values()) this.#take(order, record);
+  }
+
+  /** Every record gone: the indexes are made again when next asked for. */
+  cleared(): void {
+    this.#filters.clear();
+    this.#sorts.clear();
+  }
+
+  #index(member: string, all: () => R[]): Map<string, RecordId[]> | undefined {
+    const kept = this.#filters.get(member);
+    if (kept !== undefined || this.#filters.size >= MAX_FILTER_INDEXES) return kept;
+    const index = new Map<string, RecordId[]>();
+    for (const record of all()) {
+      const text = textOf(record, member);
+      if (text === undefined) continue;
+      const ids = index.get(text);
+      if (ids === undefined) index.set(text, [record.id]);
+      else ids.push(record.id);
+    }
+    this.#filters.set(member, index);
+    return index;
+  }
+
+  /** The ids whose member has one of `texts`, in creation order. */
+  #matching(index: Map<string, RecordId[]>, texts: ReadonlySet<string>): RecordId[] {
+    if (texts.size === 1) return index.get(texts.values().next().value!) ?? [];
+    const lists = [...texts].map((text) => index.get(text) ?? []).filter((ids) => ids.length > 0);
+    if (lists.length <= 1) return lists[0] ?? [];
+    return lists.flat().sort((a, b) => this.#slotOf(a) - this.#slotOf(b));
+  }
+
+  #order(keys: readonly SortKey[], all: () => R[]): R[] | undefined {
+    const name = keys.map(({ member, descending }) => `${descending ? "-" : ""}${JSON.stringify(member)}`).join(",");
+    const kept = this.#sorts.get(name);
+    if (kept !== undefined) return kept.records;
+    if (this.#sorts.size >= MAX_SORT_ORDERS) return undefined;
+    const order = { keys, records: sortRecords(all(), keys) };
+    this.#sorts.set(name, order);
+    return order.records;
+  }
+
+  /** Where a record's id sits, or would sit, among ids in creation order. */
+  #position(ids: RecordId[], id: RecordId): number {
+    const slot = this.#slotOf(id);
+    let low = 0;
+    let high = ids.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.#slotOf(ids[middle]!) < slot) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  #insert(index: Map<string, RecordId[]>, text: string, id: RecordId): void {
+    const ids = index.get(text);
+    if (ids === undefined) index.set(text, [id]);
+    else ids.splice(this.#position(ids, id), 0, id);
+  }
+
+  #drop(index: Map<string, RecordId[]>, text: string, id: RecordId): void {
+    const ids = index.get(text)!;
+    ids.splice(this.#position(ids, id), 1);
+    if (ids.length === 0) index.delete(text);
+  }
+
+  /** Where a record sits, or would sit, in a kept order: no two records compare equal, ties going by id. */
+  #rank(order: { keys: readonly SortKey[]; records: R[] }, record: R): number {
+    const { keys, records } = order;
+    const row = sortRow(record, keys);
+    let low = 0;
+    let high = records.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareSortRows(sortRow(records[middle]!, keys), row, keys) < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  #place(order: { keys: readonly SortKey[]; records: R[] }, record: R): void {
+    const rank = this.#rank(order, record);
+    if (rank === order.records.length) order.records.push(record);
+    else order.records.splice(rank, 0, record);
+  }
+
+  #take(order: { keys: readonly SortKey[]; records: R[] }, record: R): void {
+    order.records.splice(this.#rank(order, record), 1);
+  }
+}
+
+/** The text a filter on `member` matches a record by, if it has one (query.ts's filterText). */
+function textOf(record: StoredRecord, member: string): string | undefined {
+  return Object.hasOwn(record, member) ? filterText(record[member]) : undefined;
+}
