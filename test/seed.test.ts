@@ -1,7 +1,7 @@
 // White-box tests of src/seed.ts: a seed is checked by the API's rules, every problem reported at once.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createDataSet } from "../src/api/dataset.ts";
+import { createDataSet, defineData } from "../src/api/dataset.ts";
 import { checkSeed, SeedError } from "../src/api/seed.ts";
 
 const { resources } = createDataSet();
@@ -126,4 +126,28 @@ test("SeedError's message is one line with the first ten problems and the count 
       return true;
     },
   );
+});
+
+test("a seed holding a value JSON text would change is refused: -0, a sparse array, an array with members, a null prototype, a symbol key, a boxed string", () => {
+  const users = (extra: Record<string, unknown>) => ({ users: [{ id: 1, name: "Ada Lovelace", email: "ada@example.com", ...extra }] });
+  const sparse = [1, , 3];
+  const withMember = Object.assign([1], { more: 2 });
+  const cases: unknown[] = [
+    users({ score: -0 }),
+    users({ list: sparse }),
+    users({ list: withMember }),
+    users({ nested: Object.create(null) }),
+    users({ nested: { [Symbol("s")]: 1 } }),
+    users({ boxed: new String("a") }),
+  ];
+  for (const seed of cases) {
+    assert.throws(() => checkSeed(seed, defineData().resources), (error: unknown) => {
+      assert.ok(error instanceof SeedError);
+      assert.deepEqual(error.problems, ["users[0] must hold only JSON values (strings, finite numbers, booleans, null, arrays and plain objects)"]);
+      return true;
+    });
+  }
+  // A member named __proto__, as JSON.parse makes one, is kept as a member, and then refused by name.
+  const parsed = JSON.parse('{"users":[{"id":1,"name":"Ada","email":"ada@example.com","x":{"__proto__":1}}]}') as unknown;
+  assert.throws(() => checkSeed(parsed, defineData().resources), /__proto__/);
 });

@@ -1,10 +1,10 @@
 // Seeds: the records an instance starts with, checked by the API's own rules before any is held.
-import { isDeepStrictEqual } from "node:util";
 import { describeValue, treeProblem } from "./json.ts";
 import { clientMembers, type Resource, serverMembers } from "./resource.ts";
 import { type CollectionName, type RecordId, type Seed, type SeedRecords } from "../store/records.ts";
 import type { StoredRecord } from "../store/records.ts";
 import { checkFields, idRule } from "./validate.ts";
+import { copyPlainJson } from "../store/plain-json.ts";
 
 /** A seed that breaks the API's rules; `problems` lists every one, each naming collection, record and member. */
 export class SeedError extends TypeError {
@@ -88,15 +88,10 @@ function copyRecord(value: unknown, where: string, problems: string[]): StoredRe
     problems.push(`${where} must be a record (a JSON object), not ${describeValue(value)}`);
     return undefined;
   }
-  let copy: unknown;
-  try {
-    copy = JSON.parse(JSON.stringify(value));
-  } catch {
-    copy = undefined;
-  }
-  // A round trip through JSON text keeps plain JSON as it is and changes anything else:
-  // undefined and functions vanish, NaN and Infinity become null, a Date becomes a string.
-  if (!isDeepStrictEqual(copy, value)) {
+  // Only what a round trip through JSON text would keep as it is: undefined and functions would
+  // vanish, NaN and Infinity become null, a Date a string.
+  const copy = copyPlainJson(value);
+  if (copy === undefined) {
     problems.push(`${where} must hold only JSON values (strings, finite numbers, booleans, null, arrays and plain objects)`);
     return undefined;
   }
