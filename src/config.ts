@@ -12,7 +12,7 @@ import { FSYNC_POLICIES, type FsyncPolicy } from "./store/journal/writer.ts";
 import { LOG_FORMATS, type LogFormat } from "./ops/log.ts";
 import { DEFAULT_STORE_LIMIT } from "./store/memory/budget.ts";
 import { DEFAULT_LOG_ENTRIES } from "./ops/request-log.ts";
-import { type Delay, MAX_DELAY, readDelay } from "./http/prefer.ts";
+import { type Delay, DELAY_FORMAT, readDelay } from "./http/prefer.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
 export type Config = {
@@ -509,7 +509,7 @@ function readDelaySetting(text: string | undefined, source: string): Delay | und
   try {
     return readDelay(text);
   } catch {
-    throw new ConfigError(`${source} must be N or MIN-MAX milliseconds, whole numbers from 0 to ${MAX_DELAY}, such as 200 or 100-500`);
+    throw new ConfigError(`${source} must be ${DELAY_FORMAT}`);
   }
 }
 

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createFetchApp } from "../src/http/fetch-app.ts";
 import { startServer } from "../src/http/server.ts";
+import { rawRequest } from "./support/raw.ts";
 import type { Seed } from "../src/store/records.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
@@ -209,4 +210,66 @@ test("createFetchApp refuses a misspelt option, naming its own options", () => {
     assert.match(error.message, /^createFetchApp has no option "sead"; its options are allowedHosts, /);
     return true;
   });
+});
+
+test("a body stream that fails rejects the fetch as a broken connection does, and stores nothing", async () => {
+  const app = createFetchApp();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"name":"Grace'));
+    },
+    pull(controller) {
+      controller.error(new Error("the client went away"));
+    },
+  });
+  await assert.rejects(app.fetch(new Request("http://localhost/users", { method: "POST", headers: JSON_TYPE, body, duplex: "half" } as RequestInit)), (error: unknown) => {
+    assert.ok(error instanceof TypeError);
+    assert.equal(error.message, "fetch failed");
+    return true;
+  });
+  assert.equal((await app.snapshot()).users.length, 2);
+  await app.close();
+});
+
+test("an aborted request rejects with its signal's reason, and the log shows it unanswered", async () => {
+  const app = createFetchApp({ control: true });
+  const aborting = new AbortController();
+  const pending = app.fetch(new Request("http://localhost/users/1", { headers: { prefer: "delay=5000" }, signal: aborting.signal }));
+  setTimeout(() => aborting.abort(), 50);
+  await assert.rejects(pending, { name: "AbortError" });
+  // The delayed answer, when it comes, finds no one: the log shows no status.
+  const log = (await (await app.fetch(new Request("http://localhost/__control/requests"))).json()) as Array<{ path: string; status: number | null }>;
+  assert.deepEqual(log, []);
+  await app.close();
+});
+
+test("close() breaks off answers still owed: a delayed fetch rejects at once", async () => {
+  const app = createFetchApp({ control: true });
+  const pending = app.fetch(new Request("http://localhost/users/1", { headers: { prefer: "delay=60000" } }));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await app.close();
+  await assert.rejects(pending, (error: unknown) => {
+    assert.ok(error instanceof TypeError);
+    assert.equal(error.message, "fetch failed");
+    return true;
+  });
+});
+
+test("an Expect other than 100-continue gets 417 in-process as on a socket; a status without a reason phrase is 'unknown'", async () => {
+  // A client's fetch refuses to send Expect, so the socket's answer is read from a raw request.
+  const server = await startServer();
+  const overSocket = await rawRequest(server.url, 'POST /users HTTP/1.1\r\nHost: localhost\r\nExpect: bogus\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+  await server.close();
+  const app = createFetchApp({ control: true });
+  const inProcess = await app.fetch(new Request("http://localhost/users", { method: "POST", headers: { ...JSON_TYPE, expect: "bogus" }, body: "{}" }));
+  assert.equal(overSocket.status, 417);
+  assert.equal(inProcess.status, 417);
+  assert.equal(await inProcess.text(), overSocket.body);
+  assert.equal((await app.snapshot()).users.length, 2);
+  const continued = await app.fetch(new Request("http://localhost/users/1", { headers: { expect: "100-continue" } }));
+  assert.equal(continued.status, 200);
+  const odd = await app.fetch(new Request("http://localhost/users/1", { headers: { prefer: "status=499" } }));
+  assert.equal(odd.status, 499);
+  assert.equal(odd.statusText, "unknown");
+  await app.close();
 });

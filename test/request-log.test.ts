@@ -1,7 +1,7 @@
 // White-box tests of src/ops/request-log.ts: the request log's bounds in entries and bytes, its secrets, and its bodies.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createRequestLog, DEFAULT_LOG_ENTRIES, LOG_BYTES, type RequestToLog } from "../src/ops/request-log.ts";
+import { createRequestLog, DEFAULT_LOG_ENTRIES, ENTRY_COST, HEADER_COST, LOG_BYTES, type RequestToLog } from "../src/ops/request-log.ts";
 
 const TIME = "2024-05-01T12:00:00.000Z";
 
@@ -119,7 +119,20 @@ test("Authorization, Proxy-Authorization and Cookie are never stored; other head
   assert.equal(headers.cookie, "session=secret");
 });
 
-test("a body is shown as parsed JSON when it is JSON, as text when it is not, and null when there is none", () => {
+test("a body nested past the API's depth, or longer than 64 KiB, is shown as its text, which any answer can hold", () => {
+  const log = createRequestLog(10);
+  const deep = "[".repeat(50_000) + "]".repeat(50_000);
+  const long = JSON.stringify({ text: "x".repeat(70 * 1024) });
+  log.add(request("/deep", { body: new TextEncoder().encode(`{"a":${deep}}`) }));
+  log.add(request("/long", { body: new TextEncoder().encode(long) }));
+  const [shownDeep, shownLong] = log.list();
+  assert.equal(shownDeep!.body, `{"a":${deep}}`);
+  assert.equal(shownLong!.body, long);
+  // And the list of them serialises.
+  assert.equal(JSON.stringify(log.list()).length > 170_000, true);
+});
+
+test("a body is shown parsed when it is a JSON object, as text when it is anything else, and null when there is none", () => {
   const log = createRequestLog(10);
   const bytes = (text: string) => new TextEncoder().encode(text);
   log.add(request("/object", { body: bytes('{"name":"Ada","tags":["x"],"n":1.5}') }));
@@ -134,9 +147,9 @@ test("a body is shown as parsed JSON when it is JSON, as text when it is not, an
     log.list().map((entry) => [entry.path, entry.body]),
     [
       ["/object", { name: "Ada", tags: ["x"], n: 1.5 }],
-      ["/array", [1, 2, 3]],
-      ["/number", 42],
-      ["/string", "hi"],
+      ["/array", " [1, 2, 3] "],
+      ["/number", "42"],
+      ["/string", '"hi"'],
       ["/text", "name=Ada&x=ü"],
       ["/broken", '{"name":'],
       ["/empty", null],
@@ -166,16 +179,17 @@ test("a request larger than LOG_BYTES is kept without its body, and pushes out n
 test("a request of exactly LOG_BYTES, path and headers counted, keeps its body and pushes out all older ones", () => {
   const log = createRequestLog(10);
   log.add(request("/older"));
-  // 1 byte of path, 2 + 1 of header, and the rest body: LOG_BYTES in all.
-  log.add(request("/", { headers: { ab: "c" }, body: new Uint8Array(LOG_BYTES - 4).fill(0x62) }));
+  // The entry's own cost, 1 byte of path, a header's cost and 2 + 1 of it, and the rest body: LOG_BYTES in all.
+  const body = LOG_BYTES - ENTRY_COST - HEADER_COST - 4;
+  log.add(request("/", { headers: { ab: "c" }, body: new Uint8Array(body).fill(0x62) }));
   const [entry, ...rest] = log.list();
   assert.deepEqual(rest, []);
   assert.equal(entry!.path, "/");
-  assert.equal(entry!.body, "b".repeat(LOG_BYTES - 4));
+  assert.equal(entry!.body, "b".repeat(body));
   // One byte more is over: the body goes and the older entry stays.
   const other = createRequestLog(10);
   other.add(request("/older"));
-  other.add(request("/", { headers: { ab: "cd" }, body: new Uint8Array(LOG_BYTES - 4).fill(0x62) }));
+  other.add(request("/", { headers: { ab: "cd" }, body: new Uint8Array(body).fill(0x62) }));
   assert.deepEqual(
     other.list().map((logged) => [logged.path, logged.body]),
     [["/older", null], ["/", null]],
@@ -204,17 +218,17 @@ test("the bytes held are capped at LOG_BYTES, the oldest dropped first", () => {
   log.add(request("/4", { body: threeMiB }));
   assert.deepEqual(paths(log), ["/3", "/4"]);
   // Small entries fit beside the two large ones, until their bytes too push out the oldest.
-  log.add(request("/5", { body: new Uint8Array(2 * 1024 * 1024 - 100) }));
+  log.add(request("/5", { body: new Uint8Array(2 * 1024 * 1024 - 1000) }));
   assert.deepEqual(paths(log), ["/3", "/4", "/5"]);
-  log.add(request("/6", { body: new Uint8Array(200) }));
+  log.add(request("/6", { body: new Uint8Array(600) }));
   assert.deepEqual(paths(log), ["/4", "/5", "/6"]);
 });
 
 test("paths and header values count towards the bytes held", () => {
   const log = createRequestLog(1000);
   const half = LOG_BYTES / 2;
-  log.add(request("/a", { body: new Uint8Array(half - 2) }));
-  log.add(request("/b", { body: new Uint8Array(half - 2) }));
+  log.add(request("/a", { body: new Uint8Array(half - 2 - ENTRY_COST) }));
+  log.add(request("/b", { body: new Uint8Array(half - 2 - ENTRY_COST) }));
   // Exactly LOG_BYTES: both kept.
   assert.deepEqual(paths(log), ["/a", "/b"]);
   // Any byte more, even of path or header, and /a goes.
@@ -262,4 +276,11 @@ test("a request whose path alone passes LOG_BYTES is kept, alone, without emptyi
   assert.deepEqual(log.list().map((entry) => entry.path.length), [LOG_BYTES + 1]);
   log.add({ method: "GET", path: "/next", headers: {}, body: undefined, status: 200, time: "2026-01-31T09:30:00.000Z" });
   assert.deepEqual(log.list().map((entry) => entry.path), ["/next"]);
+});
+
+test("a million small entries stay within LOG_BYTES: each costs what holds it, not only its text", () => {
+  const log = createRequestLog(1_000_000);
+  for (let index = 0; index < 100_000; index++) log.add(request("/", { headers: { a: "b" } }));
+  // Each entry counts ENTRY_COST, 1 of path and HEADER_COST + 2 of header.
+  assert.equal(log.list().length, Math.floor(LOG_BYTES / (ENTRY_COST + 1 + HEADER_COST + 2)));
 });

@@ -5,6 +5,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { APP_OPTIONS, type AppOptions, createApi } from "./app.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
+import { HttpError } from "../api/errors.ts";
+import { clip } from "../api/input.ts";
 import type { Snapshot } from "../store/records.ts";
 
 /** The API in one process, for a test or a runtime's own server: `Deno.serve(app.fetch)`, `Bun.serve({ fetch: app.fetch })`. */
@@ -34,6 +36,8 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
   const isDraining = options.isDraining;
   const api = createApi({ ...options, isDraining: () => closed || (isDraining?.() ?? false) });
   const { store } = api.data;
+  // The answers still owed, which close() breaks off, as closing a server cuts its connections.
+  const owed = new Set<InProcessResponse>();
 
   async function fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -51,9 +55,18 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
     else delete headers["transfer-encoding"];
     return new Promise<Response>((resolve, reject) => {
       const incoming = new InProcessRequest(request.method, url.pathname + url.search, headers, request.body, reject);
-      const outgoing = new InProcessResponse(incoming, resolve, reject);
-      // The listener reads and writes only what these stand-ins have of node:http's (docs/testing-clients.md).
-      api.listener(incoming as unknown as IncomingMessage, outgoing as unknown as ServerResponse);
+      const outgoing = new InProcessResponse(incoming, resolve, reject, () => owed.delete(outgoing));
+      owed.add(outgoing);
+      // A request aborted (a test's AbortSignal, or Deno.serve's client gone) is a connection closed.
+      request.signal.addEventListener("abort", () => outgoing.abort(request.signal.reason), { once: true });
+      // The listener reads and writes only the members of node:http's request and response these classes have.
+      const listen = incoming as unknown as IncomingMessage;
+      const write = outgoing as unknown as ServerResponse;
+      // An expectation other than 100-continue is refused as a server refuses it, before the body (contract 3).
+      const expect = headers.expect;
+      if (expect !== undefined && expect.trim().toLowerCase() !== "100-continue") {
+        api.refuse(listen, write, new HttpError("EXPECTATION_FAILED", `Expect: ${clip(expect)} is not supported; send Expect: 100-continue or none`));
+      } else api.listener(listen, write);
     });
   }
 
@@ -63,6 +76,7 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
     snapshot: () => store.snapshot(),
     close: async () => {
       closed = true;
+      for (const outgoing of owed) outgoing.abort(new TypeError("fetch failed", { cause: new Error("The app was closed before it answered") }));
       await store.close();
     },
   };
@@ -100,12 +114,15 @@ class InProcessRequest extends Readable {
   complete = false;
   readonly #body: ReadableStreamDefaultReader<Uint8Array> | undefined;
 
-  constructor(method: string, url: string, headers: Record<string, string>, body: ReadableStream<Uint8Array> | null, reset: (error: Error) => void) {
+  readonly #fail: (error: Error) => void;
+
+  constructor(method: string, url: string, headers: Record<string, string>, body: ReadableStream<Uint8Array> | null, fail: (error: Error) => void) {
     super();
     this.method = method;
     this.url = url;
     this.headers = headers;
-    this.socket = new InProcessSocket(reset);
+    this.#fail = fail;
+    this.socket = new InProcessSocket(fail);
     this.#body = body?.getReader();
     if (this.#body === undefined) this.#end();
   }
@@ -113,8 +130,12 @@ class InProcessRequest extends Readable {
   override _read(): void {
     this.#body!.read().then(
       ({ done, value }) => (done ? this.#end() : this.push(value)),
-      // A body that fails to arrive is a client gone mid-body: the listener answers no one.
-      () => this.destroy(),
+      // A body that fails to arrive is a client gone mid-body: the listener answers no one, and
+      // the caller learns it as a client learns of a connection that broke.
+      (cause: unknown) => {
+        this.#fail(new TypeError("fetch failed", { cause }));
+        this.destroy();
+      },
     );
   }
 
@@ -144,12 +165,22 @@ class InProcessResponse extends EventEmitter {
   #draining = false;
   readonly #resolve: (response: Response) => void;
   readonly #reject: (error: Error) => void;
+  readonly #settled: () => void;
 
-  constructor(request: InProcessRequest, resolve: (response: Response) => void, reject: (error: Error) => void) {
+  constructor(request: InProcessRequest, resolve: (response: Response) => void, reject: (error: Error) => void, settled: () => void) {
     super();
     this.req = request;
     this.#resolve = resolve;
     this.#reject = reject;
+    this.#settled = settled;
+  }
+
+  /** Breaks the exchange off, as a connection closed by its client: the caller's promise rejects with `reason`, unless answered already. */
+  abort(reason: unknown): void {
+    if (this.destroyed) return;
+    this.#reject(reason instanceof Error ? reason : new Error(String(reason)));
+    this.req.socket.destroy();
+    this.destroy();
   }
 
   writeHead(status: number, headers: ReadonlyArray<string | number>): this {
@@ -185,6 +216,7 @@ class InProcessResponse extends EventEmitter {
       this.#resolve(new Response(chunk ?? null, this.#init()));
     }
     this.req.discard();
+    this.#settled();
     this.emit("finish");
     return this;
   }
@@ -195,12 +227,14 @@ class InProcessResponse extends EventEmitter {
     if (this.#stream !== undefined) this.#stream.error(new Error("The answer broke off"));
     else this.#reject(new TypeError("fetch failed", { cause: new Error("The server broke off its answer") }));
     this.req.discard();
+    this.#settled();
     this.emit("close");
     return this;
   }
 
   #init(): ResponseInit {
-    return { status: this.#status, statusText: STATUS_CODES[this.#status] ?? "", headers: this.#headers };
+    // node:http's reason phrase, `unknown` for a status it has none for (499), as a socket sends it.
+    return { status: this.#status, statusText: STATUS_CODES[this.#status] ?? "unknown", headers: this.#headers };
   }
 
   #open(): void {
@@ -217,6 +251,7 @@ class InProcessResponse extends EventEmitter {
         // The reader gave up on the body, as a client that hangs up does.
         cancel: () => {
           this.destroyed = true;
+          this.#settled();
           this.emit("close");
         },
       },

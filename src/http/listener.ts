@@ -149,6 +149,8 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const quiet = options.quiet ?? new Set();
   const writeOnly = options.writeOnly ?? new Set();
   const bodiless = options.bodiless ?? new Set();
+  // The patterns of the quiet routes: their OPTIONS and 405 answers are quiet too.
+  const quietPatterns = new Set(routes.filter((route) => quiet.has(route.handler)).map((route) => route.pattern));
 
   // Fast path: answer and fail are made once here, not once per request: what a request needs
   // travels in their arguments, so serving a request builds no closures but those a
@@ -201,7 +203,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   function answerLater(exchange: Exchange, reply: Reply): true {
     const wait = exchange.delay;
     exchange.delay = 0;
-    setTimeout(() => conclude(exchange, reply), wait);
+    later(() => conclude(exchange, reply), wait);
     return true;
   }
 
@@ -299,8 +301,15 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     const { request } = exchange;
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
+    // A request queued behind one that dropped its connection (Prefer: fault=reset) is answered by no one.
+    if (request.socket.destroyed) {
+      gone(exchange);
+      return false;
+    }
     const found = match(method, url);
-    const api = shaping && (found.kind !== "found" || !quiet.has(found.handler));
+    if (found.kind !== "not-found") exchange.route = found.pattern;
+    // An API request may be slowed, shaped and logged; the operations and control routes never are, nor a 503 of shutdown.
+    const api = shaping && !(found.kind !== "not-found" && quietPatterns.has(found.pattern)) && !isDraining();
     if (api) {
       exchange.logged = requestLog !== undefined;
       if (delay !== undefined) exchange.delay = drawDelay(delay);
@@ -310,11 +319,15 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     if (refusal !== undefined) return fail(exchange, refusal);
     // What a request asks for with Prefer, honoured only with test control on (contract 15).
     if (api && control) {
-      const asked = honour(exchange);
-      if (asked !== undefined) return asked;
+      const preferences = readPreferences(header(request.headers.prefer));
+      if (preferences !== undefined) {
+        exchange.applied = appliedText(preferences);
+        if (preferences.delay !== undefined) exchange.delay = preferences.delay;
+        if (preferences.fault === "reset") return dropLater(exchange);
+        if (preferences.status !== undefined) return answer(exchange, preferredError(preferences.status));
+      }
     }
     if (found.kind !== "found") return answerUnrouted(exchange, method, url, found);
-    exchange.route = found.pattern;
     if (isDraining() && !servedWhileDraining.has(found.handler)) {
       return fail(exchange, new HttpError("SHUTTING_DOWN", "Server is shutting down; retry on a new connection"));
     }
@@ -329,32 +342,25 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   }
 
   /**
-   * Takes in what a request's `Prefer` asks for: a delay replaces DELAY's; a status is answered
-   * at once with that error, reading nothing and changing nothing; a fault drops the connection
-   * (after the delay) without an answer. Returns whether the answer comes later, for the last two.
+   * Drops a request's connection without an answer (`Prefer: fault=reset`), once its delay has
+   * passed; the request is not carried out. Says whether that comes later.
    */
-  function honour(exchange: Exchange): boolean | undefined {
-    const preferences = readPreferences(header(exchange.request.headers.prefer));
-    if (preferences === undefined) return undefined;
-    exchange.applied = appliedText(preferences);
-    if (preferences.delay !== undefined) exchange.delay = preferences.delay;
-    if (preferences.fault === "reset") {
-      const wait = exchange.delay;
-      exchange.delay = 0;
-      if (wait > 0) {
-        setTimeout(() => drop(exchange), wait);
-        return true;
-      }
+  function dropLater(exchange: Exchange): boolean {
+    const wait = exchange.delay;
+    exchange.delay = 0;
+    if (wait === 0) {
       drop(exchange);
       return false;
     }
-    if (preferences.status === undefined) return undefined;
-    const { status } = preferences;
-    const message = `Answered ${status} because the request asked for it with Prefer: status=${status}; nothing was read or changed`;
-    return answer(exchange, { status, body: { message, code: PREFERRED_STATUS } });
+    later(() => {
+      drop(exchange);
+      // What was pipelined behind it finds its connection gone, and is counted so.
+      queue.proceed(exchange.request.socket);
+    }, wait);
+    return true;
   }
 
-  /** Drops a request's connection without an answer, as a reset does, for a client that must survive one. */
+  /** Drops a request's connection, as a reset does, for a client that must survive one. */
   function drop(exchange: Exchange): void {
     const socket = exchange.request.socket as typeof exchange.request.socket & { resetAndDestroy?: () => void };
     // A TCP reset where the runtime can send one (Node), a plain close elsewhere.
@@ -458,16 +464,28 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   function refuse(request: IncomingMessage, response: ServerResponse, error: HttpError): void {
     const exchange = arrive(request, response);
     exchange.close = true;
-    exchange.logged = requestLog !== undefined;
+    const found = match(request.method ?? "GET", request.url ?? "/");
+    exchange.logged = requestLog !== undefined && !(found.kind !== "not-found" && quietPatterns.has(found.pattern));
     fail(exchange, error);
   }
 
   return { listener, refuse };
 }
 
-/** A header's one value: the first of a list (node:http joins a repeated `Prefer` with commas already). */
+/** A header's value as one text: node:http joins a repeated `Prefer` with commas already, and a list, which its type allows, is joined so too. */
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/** The answer to `Prefer: status=NNN`: that status, with the error shape. */
+function preferredError(status: number): Reply {
+  const message = `Answered ${status} because the request asked for it with Prefer: status=${status}; nothing was read or changed`;
+  return { status, body: { message, code: PREFERRED_STATUS } };
+}
+
+/** Runs `work` after `wait` ms, on a timer that keeps no process alive: a server's own handle does, and an app closed owes nothing. */
+function later(work: () => void, wait: number): void {
+  setTimeout(work, wait).unref?.();
 }
 
 /** Whether an OPTIONS request is a CORS preflight: it names an origin and the method it asks for. */

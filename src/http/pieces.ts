@@ -46,6 +46,16 @@ export function writeInPieces(
 
   let index = 0;
   let length = 2 + items.length - 1;
+  // A piece runs in an immediate, where nothing would catch what it throws: a record that
+  // cannot be serialised breaks this answer off, not the process.
+  const guarded = (step: () => void) => () => {
+    try {
+      step();
+    } catch {
+      response.destroy();
+      finish(-1);
+    }
+  };
   const measure = () => {
     if (finished) return;
     const all = list!;
@@ -54,7 +64,7 @@ export function writeInPieces(
       chars += text.length;
       length += Buffer.byteLength(text);
     }
-    if (index < all.length) return void setImmediate(measure);
+    if (index < all.length) return void setImmediate(guarded(measure));
     options.writeHead(length);
     if (options.head) {
       response.end();
@@ -78,19 +88,21 @@ export function writeInPieces(
       return finish(length);
     }
     // The next piece waits for the socket to take this one, so a slow reader holds one piece, not the list.
-    if (response.write(piece)) return void setImmediate(write);
+    if (response.write(piece)) return void setImmediate(guarded(write));
     if (options.stallTimeout > 0) {
       stall = setTimeout(() => {
         socket?.destroy();
         response.destroy();
         finish(-1);
       }, options.stallTimeout);
+      // The server's own handle keeps a process alive; an in-process app that was closed owes nothing.
+      stall.unref?.();
     }
     response.once("drain", () => {
       clearTimeout(stall);
-      write();
+      guarded(write)();
     });
   };
 
-  measure();
+  guarded(measure)();
 }

@@ -9,8 +9,13 @@ export type Delay = { min: number; max: number };
 /** The longest wait a setting or a `Prefer: delay` may ask for: one minute, so that no answer is owed for ever. */
 export const MAX_DELAY = 60_000;
 
+/** What a delay is written as, for the messages that refuse one. */
+export const DELAY_FORMAT = `N or MIN-MAX milliseconds, whole numbers from 0 to ${MAX_DELAY}, such as 200 or 100-500`;
+
 // One preference: a token, an optional `=` value (a token, or a whole quoted string), then parameters, which are ignored.
-const PREFERENCE = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;,\s"]*))?\s*(?:;|$)/;
+// The white space before `=` sits inside the optional group: two `\s*` side by side would try a
+// run of spaces every way it can be split, a time that grows with its square.
+const PREFERENCE = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\s*=\s*("(?:[^"\\]|\\.)*"|[^;,\s"]*))?\s*(?:;|$)/;
 
 /**
  * The preferences this server knows in a `Prefer` header, as RFC 7240 reads it: comma-separated,
@@ -81,7 +86,7 @@ export function readDelay(value: number | Delay | string | undefined): Delay | u
     if (match !== null) delay = { min: Number(match[1]), max: Number(match[2] ?? match[1]) };
   } else if (typeof value === "object" && value !== null) delay = { min: value.min, max: value.max };
   if (delay === undefined || !isMilliseconds(delay.min) || !isMilliseconds(delay.max) || delay.min > delay.max) {
-    throw new RangeError(`a delay must be N or MIN-MAX milliseconds, whole numbers from 0 to ${MAX_DELAY}, such as 200 or 100-500`);
+    throw new RangeError(`delay must be ${DELAY_FORMAT}`);
   }
   return delay.max === 0 ? undefined : delay;
 }

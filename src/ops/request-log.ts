@@ -1,5 +1,6 @@
 // The request log of test control: the last requests the API answered, bounded in entries and in bytes.
 import type { IncomingHttpHeaders } from "node:http";
+import { parseJsonObject } from "../api/json.ts";
 
 /** One request as `GET /__control/requests` shows it. */
 export type LoggedRequest = {
@@ -8,7 +9,7 @@ export type LoggedRequest = {
   path: string;
   /** The request headers, names in lower case, without `Authorization`, `Proxy-Authorization` or `Cookie`. */
   headers: IncomingHttpHeaders;
-  /** The body parsed as JSON where it was JSON, else its text; null when there was none (or it was refused unread). */
+  /** The body parsed where it is a JSON object the API could read, up to 64 KiB; else its text; null when there was none (or it was refused unread). */
   body: unknown;
   /** The status answered; null when no answer went out (`Prefer: fault=reset`, or the client hung up). */
   status: number | null;
@@ -38,17 +39,28 @@ export const LOG_BYTES = 8 * 1024 * 1024;
 // Headers that carry secrets: a log a test can read over HTTP must never hold them.
 const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "cookie"]);
 
+// What an entry and each of its headers cost beyond their text, roughly: the objects that hold
+// them. Counted, so that a million small entries stay within LOG_BYTES too.
+export const ENTRY_COST = 200;
+export const HEADER_COST = 50;
+
+/**
+ * The largest body the log shows parsed: a larger one is shown as its text, which costs what it
+ * holds, where parsed objects would cost many times more on every read of the log.
+ */
+const PARSED_BYTES = 64 * 1024;
+
 /** A log of at most `entries` requests and LOG_BYTES of what they hold. */
 export function createRequestLog(entries: number = DEFAULT_LOG_ENTRIES): RequestLog {
   if (!Number.isSafeInteger(entries) || entries < 1) throw new TypeError("controlLog must be a positive whole number of requests");
   // Oldest first from `start`: dropping the oldest moves `start` on, and the array is compacted now and then, not shifted each time.
-  let held: Array<{ request: RequestToLog; bytes: number }> = [];
+  let held: Array<{ request: RequestToLog; bytes: number } | undefined> = [];
   let start = 0;
   let bytes = 0;
 
   const dropOldest = () => {
     bytes -= held[start]!.bytes;
-    held[start++] = undefined!;
+    held[start++] = undefined;
     if (start > 1024 && start * 2 > held.length) {
       held = held.slice(start);
       start = 0;
@@ -58,12 +70,12 @@ export function createRequestLog(entries: number = DEFAULT_LOG_ENTRIES): Request
   return {
     add: (request) => {
       const headers: IncomingHttpHeaders = {};
-      let size = request.path.length + (request.body?.length ?? 0);
+      let size = ENTRY_COST + request.path.length + (request.body?.length ?? 0);
       for (const name in request.headers) {
         if (SECRET_HEADERS.has(name)) continue;
         const value = request.headers[name];
         headers[name] = value;
-        size += name.length + String(value).length;
+        size += HEADER_COST + name.length + String(value).length;
       }
       // A request larger than the whole log is kept without its body.
       const body = size > LOG_BYTES ? undefined : request.body;
@@ -75,7 +87,7 @@ export function createRequestLog(entries: number = DEFAULT_LOG_ENTRIES): Request
     },
     list: (limit = Infinity) => {
       const first = Math.max(start, held.length - limit);
-      return held.slice(first).map(({ request }) => ({ ...request, body: bodyOf(request.body) }));
+      return held.slice(first).map((entry) => ({ ...entry!.request, body: bodyOf(entry!.request.body) }));
     },
     clear: () => {
       held = [];
@@ -85,13 +97,20 @@ export function createRequestLog(entries: number = DEFAULT_LOG_ENTRIES): Request
   };
 }
 
-/** A logged body as the log shows it: parsed JSON, or the text when it is not JSON, or null. */
+/**
+ * A logged body as the log shows it: parsed by the API's own rules (depth, values, names) where
+ * it is a JSON object of at most PARSED_BYTES, else its text, or null. The log keeps bodies the
+ * API refused, such as one nested 50,000 deep, which a plain parse would turn into a value no
+ * answer could serialise.
+ */
 function bodyOf(bytes: Uint8Array | undefined): unknown {
   if (bytes === undefined || bytes.length === 0) return null;
-  const text = new TextDecoder().decode(bytes);
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+  if (bytes.length <= PARSED_BYTES) {
+    try {
+      return parseJsonObject(bytes);
+    } catch {
+      // Not an object the API reads: shown as sent.
+    }
   }
+  return new TextDecoder().decode(bytes);
 }

@@ -322,6 +322,34 @@ describe("CONTROL=on", () => {
     }
   });
 
+  test("a POST pipelined behind a reset, at once or after a delay, is not carried out, and is logged unanswered", async () => {
+    const body = JSON.stringify(EVE);
+    const post = `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    for (const prefer of ["fault=reset", "delay=100, fault=reset"]) {
+      assert.equal(await bytesBeforeClose(url, `GET /users/1 HTTP/1.1\r\nHost: localhost\r\nPrefer: ${prefer}\r\n\r\n${post}`), 0);
+    }
+    // What was behind the reset is counted gone once its connection is: give the server its turn.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(await snapshot(url), STARTING);
+    if (ONE_LOG === true) {
+      const entries = (await log(url)).map(({ method, path, status }) => ({ method, path, status }));
+      // Each reset is logged; a POST that reached the server behind it is logged unanswered too.
+      assert.ok(entries.every(({ status }) => status === null), JSON.stringify(entries));
+      assert.deepEqual(entries.filter(({ method }) => method === "GET").length, 2);
+    }
+  });
+
+  test("a body the API refused as too deep is logged as text: reading the log in pieces still answers, and the server serves on", { skip: ONE_LOG !== true && ONE_LOG }, async () => {
+    const long = await call(`${url}/users`, { method: "POST", json: { ...EVE, note: "x".repeat(70 * 1024) } });
+    assert.equal(long.status, 201);
+    const deep = `{"a":${"[".repeat(50_000)}${"]".repeat(50_000)}}`;
+    const refused = await call(`${url}/users`, { method: "POST", body: deep, headers: { "content-type": "application/json" } });
+    assert.equal(refused.status, 400);
+    const entries = await log(url);
+    assert.equal(entries.at(-1)!.body, deep);
+    assert.equal((await call(`${url}/healthz`)).status, 200);
+  });
+
   test("Prefer: delay=300, fault=reset -> the connection is dropped after at least 300 ms", async () => {
     const started = performance.now();
     await assert.rejects(call(`${url}/users`, { method: "POST", json: EVE, headers: { prefer: "delay=300, fault=reset" } }), TypeError);
@@ -538,5 +566,19 @@ describe("CONTROL=on with DELAY=300", () => {
     assert.equal(preferred!.status, 200);
     assert.equal(preferred!.headers.get("preference-applied"), "delay=0");
     assert.equal((await delayed).headers.get("preference-applied"), null);
+  });
+
+  test("OPTIONS and 405 on the probes and the control routes do not wait either, nor honour Prefer", async () => {
+    const delayed = call(`${url}/users`);
+    let control: JsonResponse | undefined;
+    const order = await arrivalOrder({
+      delayed: () => delayed,
+      probe: () => call(`${url}/healthz`, { method: "OPTIONS" }),
+      control: async () => (control = await call(`${url}/__control/reset`, { method: "OPTIONS", headers: { prefer: "delay=2000" } })),
+      wrong: () => call(`${url}/__control/snapshot`, { method: "PATCH" }),
+    });
+    assert.equal(order.at(-1), "delayed", `answered in the order ${order.join(", ")}`);
+    assert.equal(control!.status, 204);
+    assert.equal(control!.headers.get("preference-applied"), null);
   });
 });

@@ -26,7 +26,9 @@ async function bridge(app: FetchApp, incoming: IncomingMessage, outgoing: Server
   for (let i = 0; i < incoming.rawHeaders.length; i += 2) headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
   // What the handler leaves unread (a body past the limit) closes the connection, as the server's own answer would.
   let unread = false;
-  const hasBody = method !== "GET" && method !== "HEAD" && (incoming.headers["content-length"] ?? "0") !== "0" || incoming.headers["transfer-encoding"] !== undefined;
+  const framed = (incoming.headers["content-length"] ?? "0") !== "0" || incoming.headers["transfer-encoding"] !== undefined;
+  // A Request cannot carry a body on GET or HEAD; the server ignores one there anyway.
+  const hasBody = method !== "GET" && method !== "HEAD" && framed;
   const body = hasBody
     ? new ReadableStream<Uint8Array>({
         start(controller) {
