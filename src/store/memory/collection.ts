@@ -4,13 +4,16 @@ import type { CollectionState } from "../journal/state.ts";
 import type { IdPolicy, ReadView } from "../seam.ts";
 import type { RecordId, StoredRecord } from "../records.ts";
 import { randomId } from "../ids.ts";
-import { shortListText } from "../list-text.ts";
+import { PIECE_CHARS, shortListText } from "../list-text.ts";
 import { Versions } from "./versions.ts";
 import { CreationOrder } from "./order.ts";
 import { ListIndexes, type Selected } from "./list-indexes.ts";
 import { isPlain, type ListQuery, selectPage } from "../query.ts";
 
 export type { IdPolicy, ReadView, StoredRecord };
+
+/** The most records a page's text is joined from kept texts: a page as clients ask for one, not a whole list. */
+const PAGE_TEXT_ITEMS = 100;
 
 /** Options of a Collection. */
 export type CollectionOptions = {
@@ -168,6 +171,23 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     this.#listText = text;
     this.#listTextRevision = this.#revision;
     return text;
+  }
+
+  /**
+   * The JSON text of a page of this collection's records, exactly as JSON.stringify(items) makes
+   * it, joined from the texts reads keep (readView); undefined for a page whose text is longer
+   * than a piece, which is written in pieces. Fast path: a page read again costs no
+   * serialisation, as a record read again costs none (docs/benchmarks.md, "Lists at a million records").
+   */
+  pageText(items: readonly R[]): string | undefined {
+    if (items.length > PAGE_TEXT_ITEMS) return undefined;
+    let text = "[";
+    for (let i = 0; i < items.length; i++) {
+      const view = this.readView(items[i]!.id)!;
+      if (text.length + view.text.length > PIECE_CHARS) return undefined;
+      text += i === 0 ? view.text : `,${view.text}`;
+    }
+    return `${text}]`;
   }
 
   /** The record with this id, if any. */

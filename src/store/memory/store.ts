@@ -278,10 +278,11 @@ function listOf(part: Part, list: ListQuery, parentId: RecordId | undefined): Li
     if (isPlain(list)) {
       const items = records.page(offset, limit);
       // A page that holds every record is the whole list, whose text the collection keeps.
-      return { items, total: records.size, tag, text: items.length === records.size ? records.listText(items) : undefined };
+      return { items, total: records.size, tag, text: items.length === records.size ? records.listText(items) : records.pageText(items) };
     }
     // Filters and sorts from the collection's indexes, so they cost the page (list-indexes.ts).
-    return { ...records.select(list), tag };
+    const { items, total } = records.select(list);
+    return { items, total, tag, text: records.pageText(items) };
   }
   if (!parent!.records.has(parentId!)) return undefined;
   if (isPlain(list)) {
