@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { assertJsonHeaders, type JsonResponse } from "../support/http.ts";
+import { assertJsonHeaders, bearer, send } from "../support/http.ts";
 import { rawRequest } from "../support/raw.ts";
 import { startTarget, type Target } from "../support/target.ts";
 
@@ -13,17 +13,6 @@ const WRITE = "writer.token_2~+/=";
 const CHALLENGE = 'Bearer realm="rest-reference-server"';
 const DEV = "http://localhost:5173";
 
-/** Sends a request with exactly these headers: unlike call(), it never adds the suite's token. */
-async function send(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown } = {}): Promise<JsonResponse> {
-  const headers = new Headers(init.headers);
-  if (init.json !== undefined) headers.set("content-type", "application/json");
-  const response = await fetch(url, { method: init.method, headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
-  const text = await response.text();
-  const json = (response.headers.get("content-type") ?? "").startsWith("application/json");
-  return { status: response.status, headers: response.headers, body: json && text !== "" ? JSON.parse(text) : undefined, text };
-}
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** The headers that authorise a request to a server started without tokens of its own: the suite's token, if it runs with one. */
 const SUITE: Record<string, string> = process.env.TEST_AUTH_TOKEN === undefined ? {} : bearer(process.env.TEST_AUTH_TOKEN);

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { performance } from "node:perf_hooks";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { assertJsonHeaders, call, type JsonResponse } from "../support/http.ts";
+import { assertJsonHeaders, bearer, call, type JsonResponse, send } from "../support/http.ts";
 import { openSocket } from "../support/raw.ts";
 import { databaseTargets, socketOnly, startTarget, type Target } from "../support/target.ts";
 
@@ -20,17 +20,6 @@ const WRITE = "writer-token";
 type Entry = { method: string; path: string; headers: Record<string, unknown>; body: unknown; status: number | null; time: string };
 const brief = (entries: Entry[]) => entries.map(({ method, path, body, status }) => ({ method, path, body, status }));
 
-/** Sends a request with exactly these headers: unlike call(), it never adds the suite's token. */
-async function send(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown } = {}): Promise<JsonResponse> {
-  const headers = new Headers(init.headers);
-  if (init.json !== undefined) headers.set("content-type", "application/json");
-  const response = await fetch(url, { method: init.method, headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
-  const text = await response.text();
-  const json = (response.headers.get("content-type") ?? "").startsWith("application/json");
-  return { status: response.status, headers: response.headers, body: json && text !== "" ? JSON.parse(text) : undefined, text };
-}
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** A call and how long its whole answer took, in ms. */
 async function timed(url: string, init: Parameters<typeof call>[1] = {}): Promise<{ response: JsonResponse; elapsed: number }> {
