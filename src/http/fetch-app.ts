@@ -163,6 +163,8 @@ class InProcessResponse extends EventEmitter {
   #headers: Headers | undefined;
   #stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   #draining = false;
+  /** Whether the whole answer was written: an abort after it (Deno aborts a request's signal once answered) changes nothing. */
+  #finished = false;
   readonly #resolve: (response: Response) => void;
   readonly #reject: (error: Error) => void;
   readonly #settled: () => void;
@@ -177,7 +179,7 @@ class InProcessResponse extends EventEmitter {
 
   /** Breaks the exchange off, as a connection closed by its client: the caller's promise rejects with `reason`, unless answered already. */
   abort(reason: unknown): void {
-    if (this.destroyed) return;
+    if (this.destroyed || this.#finished) return;
     this.#reject(reason instanceof Error ? reason : new Error(String(reason)));
     this.req.socket.destroy();
     this.destroy();
@@ -208,6 +210,7 @@ class InProcessResponse extends EventEmitter {
 
   end(chunk?: string): this {
     if (this.destroyed) return this;
+    this.#finished = true;
     if (this.#stream !== undefined) {
       if (chunk !== undefined) this.#stream.enqueue(ENCODER.encode(chunk));
       this.#stream.close();
