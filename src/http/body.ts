@@ -90,7 +90,18 @@ export function bufferedBody(request: IncomingMessage): Uint8Array | undefined {
   if (!request.complete) return undefined;
   const declared = request.headers["content-length"];
   if (declared === undefined || request.readableLength !== Number(declared)) return undefined;
-  return request.readableLength === 0 ? NO_BYTES : (request.read() as Buffer);
+  if (request.readableLength === 0) return NO_BYTES;
+  const first = request.read() as Buffer;
+  if (request.readableLength === 0) return first;
+  // Deno's request is a flowing stream, whose read() hands over one chunk at a time: a body of
+  // 66,000 bytes came in two, and the first alone was read as the body.
+  const chunks = [first];
+  let size = first.length;
+  for (let chunk = request.read() as Buffer | null; chunk !== null; chunk = request.read() as Buffer | null) {
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks, size);
 }
 
 /**

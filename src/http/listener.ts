@@ -149,6 +149,10 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const quiet = options.quiet ?? new Set();
   const writeOnly = options.writeOnly ?? new Set();
   const bodiless = options.bodiless ?? new Set();
+  // The connections a `Prefer: fault=reset` dropped, whose queued requests are not carried out.
+  // Fast path: counted, so that a server that never dropped one looks nothing up.
+  const dropped = new WeakSet<object>();
+  let drops = 0;
   // The patterns of the quiet routes: their OPTIONS and 405 answers are quiet too.
   const quietPatterns = new Set(routes.filter((route) => quiet.has(route.handler)).map((route) => route.pattern));
 
@@ -301,8 +305,9 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     const { request } = exchange;
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
-    // A request queued behind one that dropped its connection (Prefer: fault=reset) is answered by no one.
-    if (request.socket.destroyed) {
+    // A request queued behind one that dropped its connection (Prefer: fault=reset) is not carried
+    // out. One whose client merely hung up still is, having arrived whole (docs/decisions.md, "Speed").
+    if (drops !== 0 && dropped.has(request.socket)) {
       gone(exchange);
       return false;
     }
@@ -363,6 +368,8 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   /** Drops a request's connection, as a reset does, for a client that must survive one. */
   function drop(exchange: Exchange): void {
     const socket = exchange.request.socket as typeof exchange.request.socket & { resetAndDestroy?: () => void };
+    dropped.add(socket);
+    drops++;
     // A TCP reset where the runtime can send one (Node), a plain close elsewhere.
     if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
     else socket.destroy();

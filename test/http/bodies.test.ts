@@ -321,3 +321,13 @@ async function inFlight(url: string, count: number): Promise<void> {
     await new Promise(setImmediate);
   }
 }
+
+test("bodies a little past 64 KiB, which arrive in two chunks or more, are read whole -> 201 with every byte", async (t) => {
+  const url = await fresh(t);
+  for (const size of [65_000, 66_000, 70_000, 140_000]) {
+    const note = "x".repeat(size);
+    const created = await call(`${url}/users`, { method: "POST", json: { name: "Eve", email: `eve${size}@example.com`, note } });
+    assert.equal(created.status, 201, `${size}: ${created.text.slice(0, 100)}`);
+    assert.equal((created.body as { note: string }).note, note);
+  }
+});
