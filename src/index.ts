@@ -13,7 +13,7 @@ export { ResourcesFileError } from "./api/resources-file.ts";
 export type { FsyncPolicy } from "./store/journal/writer.ts";
 // What a database adapter needs of the server: types only, since it gets everything else as arguments.
 export { DatabaseError, type DatabaseStoreOptions, type OpenDatabaseStore } from "./store/database.ts";
-export type { ListQuery } from "./store/query.ts";
+export type { ListQuery, SortKey } from "./store/query.ts";
 export type { CollectionName, RecordId, SeedRecords, StoredRecord } from "./store/records.ts";
 export type {
   CollectionDefinition,

@@ -2,7 +2,9 @@
 import { formatEntityTag, newEpoch } from "./tags.ts";
 import { randomId } from "./ids.ts";
 import { StoreError } from "./errors.ts";
-import { isPlain, type ListQuery, selectPage } from "./query.ts";
+import { filterText, isPlain, type ListQuery, selectPage, type SortKey } from "./query.ts";
+import { sortKey } from "./sort-key.ts";
+import { MAX_FILTER_INDEXES, MAX_SORT_ORDERS } from "./memory/list-indexes.ts";
 import type { SeedRecords } from "./records.ts";
 import type { Collections, Store } from "./seam.ts";
 import type { StoredRecord } from "./records.ts";
@@ -40,6 +42,12 @@ export type DatabaseStoreOptions = {
   isPlain: (list: ListQuery) => boolean;
   /** Filters, sorts and pages records as the memory store does. */
   selectPage: <R extends StoredRecord>(records: readonly R[], list: ListQuery) => { items: R[]; total: number };
+  /** The text an equality filter compares a member's value with, or undefined for a value no filter matches. */
+  filterText: (value: unknown) => string | undefined;
+  /** A record's bytes under sort keys: compared bytewise, they order records as the memory store sorts them, ties by id. */
+  sortKey: (record: StoredRecord, keys: readonly SortKey[]) => Uint8Array;
+  /** How many filtered members and sorts a collection keeps indexes of at most, as the memory store does; others are answered by a scan. */
+  keptLists: { filters: number; sorts: number };
   /** Told how long a read (`query`) or a write's whole transaction (`transaction`) took, in milliseconds, for the metrics. */
   took?: (operation: "query" | "transaction", milliseconds: number) => void;
 };
@@ -93,6 +101,9 @@ export async function openDatabaseStore(url: string, options: OpenDatabaseOption
       randomId,
       isPlain,
       selectPage,
+      filterText,
+      sortKey,
+      keptLists: { filters: MAX_FILTER_INDEXES, sorts: MAX_SORT_ORDERS },
       took: options.took,
     });
   } catch (error) {

@@ -214,7 +214,8 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
-function codePointOrder(unit: number): number {
+/** Where a UTF-16 unit sorts in code-point order: units from U+D800 up moved so that `-` of two of them compares as compareCodePoints does. */
+export function codePointOrder(unit: number): number {
   if (unit < 0xd800) return unit;
   return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
 }
@@ -241,8 +242,8 @@ function compareObjects(a: Record<string, unknown>, b: Record<string, unknown>):
   return 0;
 }
 
-/** Member names in the order jsonb stores them: shorter (in UTF-8 bytes) first, then bytewise. */
-function jsonbKeyOrder(names: string[]): string[] {
+/** Member names in the order jsonb stores them: shorter (in UTF-8 bytes) first, then bytewise; sorts `names` in place. */
+export function jsonbKeyOrder(names: string[]): string[] {
   return names.sort(compareJsonbKeys);
 }
 
@@ -251,8 +252,8 @@ function compareJsonbKeys(a: string, b: string): number {
   return lengths !== 0 ? lengths : compareCodePoints(a, b);
 }
 
-/** How many bytes a string takes in UTF-8, counted without encoding it. */
-function utf8Length(text: string): number {
+/** How many bytes a string takes in UTF-8, as jsonb's key order counts them (a lone surrogate counts 2), without encoding it. */
+export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);

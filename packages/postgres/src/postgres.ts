@@ -16,6 +16,8 @@ import type {
   Written,
 } from "rest-reference-server";
 import { createSchema } from "./schema.ts";
+import { forgetKeptLists, KeptLists } from "./kept.ts";
+import { listKept, SCAN } from "./kept-list.ts";
 
 export { createSchema, SCHEMA_SQL } from "./schema.ts";
 
@@ -182,6 +184,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     }
   };
 
+  const keptLists: KeptLists[] = [];
   const collections = new Map<string, CollectionStore>();
   for (const resource of all) collections.set(resource.name, collectionStore(resource));
 
@@ -192,6 +195,9 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     const tagOf = (version: number) => entityTag(epoch, version);
     // This collection and every one below it, parents first: what a delete locks.
     const tree = descendants(resource).map((part) => part.name);
+    // Its filtered members and sorts kept in tables, so that such lists use indexes (docs/postgres.md).
+    const kept = new KeptLists(resource, options, { transaction, query: (config) => pool.query(config).catch(failed) });
+    keptLists.push(kept);
 
     /** Locks the collection's row against other writes to it (a write of a parent, or a create below it, may go on). */
     const lockOwn = async (client: Client): Promise<Counters> => {
@@ -230,6 +236,15 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
 
     const list = async (query: ListQuery, parentId?: RecordId): Promise<ListView | undefined> => {
       const plain = options.isPlain(query);
+      if (!plain) {
+        const answer = await listKept(kept, query, {
+          collection: name,
+          parent: parent === undefined ? undefined : { collection: parent.resource.name, id: String(parentId) },
+          tagOf,
+          run: (config) => timed("query", () => pool.query(config)).catch(failed),
+        });
+        if (answer !== SCAN) return answer;
+      }
       const offset = plain ? query.offset : 0;
       const limit = plain && Number.isFinite(query.limit) ? query.limit : null;
       // One statement, so one snapshot: the total, the tag and the page agree.
@@ -301,6 +316,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
               typeof record.id === "number" ? record.id : 0,
             ],
           });
+          await kept.written(client, record);
           return { record, tag: tagOf(version) };
         }),
       replace: (id, decide) =>
@@ -316,6 +332,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
                    UPDATE rest_collections SET revision = $4 WHERE name = $1`,
             values: [name, id, JSON.stringify(record), version],
           });
+          await kept.written(client, record);
           return { record, tag: tagOf(version) };
         }),
       remove: (id, decide) =>
@@ -351,6 +368,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
         const { rows } = await client.query<{ name: string; revision: string }>(
           "SELECT name, revision FROM rest_collections ORDER BY rank FOR UPDATE",
         );
+        await forgetKeptLists(client, keptLists);
         await client.query("DELETE FROM rest_records");
         await load(client, options, new Map(rows.map((row) => [row.name, Number(row.revision)])), records);
       }),

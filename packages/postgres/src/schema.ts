@@ -50,9 +50,55 @@ DO $$ BEGIN
 END $$;
 `;
 
+/**
+ * What filtered and sorted lists are answered from (docs/postgres.md, "Filtered and sorted
+ * lists"). `rest_kept_lists` names each filtered member (`filter`, its name as JSON text) and
+ * each sort (`sort`, its keys as JSON) that a collection keeps, under a `slot` never given
+ * twice. For each slot and each record: in `rest_list_filters`, the member's filter text as
+ * JSON (`filter`; a long one as `#` and its SHA-256, the text then in `long_filter`), where the
+ * record has one; in `rest_list_sorts`, the record's sort key bytes (the first 1024 in
+ * `sort_key`, any more in `sort_rest`). Made after the migration, since the rows refer to
+ * rest_records' text ids: a record's rows go with it, and a slot's with the slot.
+ */
+export const LISTS_SQL = `
+CREATE TABLE IF NOT EXISTS rest_kept_lists (
+  slot bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  collection text NOT NULL,
+  kind text NOT NULL,
+  name text NOT NULL,
+  UNIQUE (collection, kind, name)
+);
+CREATE TABLE IF NOT EXISTS rest_list_filters (
+  collection text NOT NULL,
+  id text NOT NULL,
+  slot bigint NOT NULL REFERENCES rest_kept_lists ON DELETE CASCADE,
+  parent_id text,
+  place bigint NOT NULL,
+  filter text COLLATE "C" NOT NULL,
+  long_filter text,
+  PRIMARY KEY (collection, id, slot),
+  FOREIGN KEY (collection, id) REFERENCES rest_records ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS rest_list_filters_order ON rest_list_filters (slot, filter, place);
+CREATE INDEX IF NOT EXISTS rest_list_filters_children ON rest_list_filters (slot, parent_id, filter, place) WHERE parent_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS rest_list_sorts (
+  collection text NOT NULL,
+  id text NOT NULL,
+  slot bigint NOT NULL REFERENCES rest_kept_lists ON DELETE CASCADE,
+  parent_id text,
+  sort_key bytea NOT NULL,
+  sort_rest bytea,
+  PRIMARY KEY (collection, id, slot),
+  FOREIGN KEY (collection, id) REFERENCES rest_records ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS rest_list_sorts_order ON rest_list_sorts (slot, sort_key);
+CREATE INDEX IF NOT EXISTS rest_list_sorts_children ON rest_list_sorts (slot, parent_id, sort_key) WHERE parent_id IS NOT NULL;
+`;
+
 /** Creates the tables and indexes if they are missing, and migrates old ones; the caller runs it inside a transaction. */
 export async function createSchema(client: ClientBase): Promise<void> {
   await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
   await client.query(SCHEMA_SQL);
   await client.query(MIGRATE_SQL);
+  await client.query(LISTS_SQL);
 }

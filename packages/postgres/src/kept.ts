@@ -1,0 +1,279 @@
+// Filtered members and sorts a collection keeps in tables: registered by the first list that asks, filled once, kept up to date by every write.
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import type pg from "pg";
+import type { CollectionDefinition, DatabaseStoreOptions, ListQuery, SortKey, StoredRecord } from "rest-reference-server";
+
+/** Sort key bytes past this many go to `sort_rest`, outside the index: a b-tree entry holds at most about 2,700 bytes. */
+export const SORT_KEY_BYTES = 1024;
+
+/** A filter text whose JSON takes more bytes than this is indexed by its SHA-256, and compared whole on a match. */
+export const FILTER_BYTES = 512;
+
+/** A member or a sort whose name takes more bytes than this as JSON is never kept: the unique index on names holds it whole. */
+export const NAME_BYTES = 1024;
+
+/** How many records a fill reads, and writes the rows of, per statement: each one well inside the query time-out. */
+const FILL_CHUNK = 2_000;
+
+/** A kept filtered member or sort, by the slot its rows are under; a slot is never given twice, so a stale one finds nothing. */
+export type Kept = { slot: string; kind: "filter"; name: string; member: string } | { slot: string; kind: "sort"; name: string; keys: SortKey[] };
+
+/** What the store hands the kept lists of a collection: its pool, and its way of running a transaction. */
+export type KeptDatabase = {
+  transaction: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+  query: <R extends pg.QueryResultRow>(config: pg.QueryConfig) => Promise<pg.QueryResult<R>>;
+};
+
+/** The rows a record has under kept slots: a filter row where the member has a filter text, a sort row for every sort. */
+type Rows = {
+  filterSlots: string[];
+  filters: string[];
+  longFilters: Array<string | null>;
+  sortSlots: string[];
+  sortKeys: Uint8Array[];
+  sortRests: Array<Uint8Array | null>;
+};
+
+/** The name a filter on `member` is kept under. */
+export function filterName(member: string): string {
+  return JSON.stringify(member);
+}
+
+/** The name a sort is kept under: its keys as JSON, so that `name` and `-name` are two sorts. */
+export function sortName(keys: readonly SortKey[]): string {
+  return JSON.stringify(keys.map(({ member, descending }) => [member, descending]));
+}
+
+/**
+ * How a filter text is kept and looked for: its JSON text (which writes U+0000 and lone
+ * surrogates as escapes, where PostgreSQL's text cannot hold them), or, past FILTER_BYTES, `#`
+ * and its SHA-256 (no JSON string starts with `#`), with the JSON text to compare on a match.
+ */
+export function filterKey(text: string): { key: string; long: string | null } {
+  const json = JSON.stringify(text);
+  if (Buffer.byteLength(json) <= FILTER_BYTES) return { key: json, long: null };
+  return { key: `#${createHash("sha256").update(json).digest("hex")}`, long: json };
+}
+
+/**
+ * The kept lists of one collection, with what this process last read of them. That is only a
+ * hint: a write checks it against the table inside its transaction, and a list in its own
+ * statement, so a slot another process registered, or a reset removed, is never missed.
+ */
+export class KeptLists {
+  readonly #name: string;
+  readonly #options: DatabaseStoreOptions;
+  readonly #database: KeptDatabase;
+  /** What this process last read of the collection's kept lists, by kind and name; undefined before it read them. */
+  #known: Map<string, Kept> | undefined;
+
+  constructor(resource: CollectionDefinition, options: DatabaseStoreOptions, database: KeptDatabase) {
+    this.#name = resource.name;
+    this.#options = options;
+    this.#database = database;
+  }
+
+  /**
+   * The kept slots a list needs, registering those missing while the collection's bound
+   * allows; undefined when one of them cannot be kept, so that the list is answered by a scan.
+   * `reread` reads the table again, when a list found a slot of this process's gone.
+   */
+  async resolve(query: ListQuery, reread: boolean): Promise<{ filters: Array<Kept & { kind: "filter" }>; sort: (Kept & { kind: "sort" }) | undefined } | undefined> {
+    const wanted: Array<{ kind: Kept["kind"]; name: string }> = [...query.filters.keys()].map((member) => ({ kind: "filter", name: filterName(member) }));
+    if (query.sort.length > 0) wanted.push({ kind: "sort", name: sortName(query.sort) });
+    if (wanted.some(({ name }) => Buffer.byteLength(name) > NAME_BYTES)) return undefined;
+    const find = () => wanted.map(({ kind, name }) => this.#known?.get(`${kind} ${name}`));
+    if (reread || this.#known === undefined || find().includes(undefined)) {
+      this.#learn(await this.#read((config) => this.#database.query(config)));
+      if (find().includes(undefined)) await this.#register(wanted);
+    }
+    const found = find();
+    if (found.includes(undefined)) return undefined;
+    const kept = found as Kept[];
+    return {
+      filters: kept.filter((entry): entry is Kept & { kind: "filter" } => entry.kind === "filter"),
+      sort: kept.find((entry): entry is Kept & { kind: "sort" } => entry.kind === "sort"),
+    };
+  }
+
+  /**
+   * Keeps a created or replaced record's rows, inside the write's transaction. It must come
+   * after the write's update of the collection's row: that row's lock orders it with any
+   * registration (which takes the same lock), so either the registration's fill saw this
+   * record, or this statement sees the registration. The slots this process knows are checked
+   * against the table in the same statement; where another process changed them, they are
+   * read and the rows written again.
+   */
+  async written(client: pg.PoolClient, record: StoredRecord): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const kept = [...(this.#known?.values() ?? [])];
+      const rows = this.#rowsOf([record], kept);
+      const { rows: answer } = await client.query<{ fresh: boolean; registry: Array<[string, string, string]> | null }>({
+        name: "rest_kept_written",
+        text: `WITH kept AS (
+                 SELECT coalesce(array_agg(slot ORDER BY slot), '{}') = $3::bigint[] AS fresh,
+                        coalesce(json_agg(json_build_array(slot::text, kind, name) ORDER BY slot), '[]') AS registry
+                 FROM rest_kept_lists WHERE collection = $1
+               ), held AS (
+                 SELECT r.place, r.parent_id FROM rest_records r, kept WHERE r.collection = $1 AND r.id = $2 AND kept.fresh
+               ), gone AS (
+                 DELETE FROM rest_list_filters f USING kept WHERE f.collection = $1 AND f.id = $2 AND kept.fresh AND f.slot <> ALL($4::bigint[])
+               ), filters AS (
+                 INSERT INTO rest_list_filters (collection, id, slot, parent_id, place, filter, long_filter)
+                 SELECT $1, $2, u.slot, held.parent_id, held.place, u.filter, u.long_filter
+                 FROM held, unnest($4::bigint[], $5::text[], $6::text[]) AS u(slot, filter, long_filter)
+                 ON CONFLICT (collection, id, slot) DO UPDATE SET filter = excluded.filter, long_filter = excluded.long_filter
+               ), sorts AS (
+                 INSERT INTO rest_list_sorts (collection, id, slot, parent_id, sort_key, sort_rest)
+                 SELECT $1, $2, u.slot, held.parent_id, u.sort_key, u.sort_rest
+                 FROM held, unnest($7::bigint[], $8::bytea[], $9::bytea[]) AS u(slot, sort_key, sort_rest)
+                 ON CONFLICT (collection, id, slot) DO UPDATE SET sort_key = excluded.sort_key, sort_rest = excluded.sort_rest
+               )
+               SELECT fresh, CASE WHEN fresh THEN NULL ELSE registry END AS registry FROM kept`,
+        values: [
+          this.#name,
+          String(record.id),
+          kept.map((entry) => entry.slot).sort((a, b) => Number(a) - Number(b)),
+          rows.filterSlots,
+          rows.filters,
+          rows.longFilters,
+          rows.sortSlots,
+          rows.sortKeys,
+          rows.sortRests,
+        ],
+      });
+      const { fresh, registry } = answer[0]!;
+      if (fresh) return;
+      // Another process registered a slot, or a reset removed them: under the lock they stay as read now.
+      if (attempt > 0) throw new Error(`The kept lists of ${this.#name} changed under the collection's lock`);
+      this.#learn(registry!.map(([slot, kind, name]) => keptOf({ slot, kind: kind as Kept["kind"], name })));
+    }
+  }
+
+  /** Forgets what this process read, after a reset removed every kept list. */
+  forget(): void {
+    this.#known = undefined;
+  }
+
+  /**
+   * Registers the wanted slots the bound still allows, and fills their rows from every record
+   * of the collection, in one transaction that holds the collection's row as writes do: no
+   * write to the collection runs meanwhile, and each one after it keeps the new rows.
+   */
+  async #register(wanted: Array<{ kind: Kept["kind"]; name: string }>): Promise<void> {
+    const bounds = { filter: this.#options.keptLists.filters, sort: this.#options.keptLists.sorts };
+    const registry = await this.#database.transaction(async (client) => {
+      await client.query({ name: "rest_kept_lock", text: "SELECT 1 FROM rest_collections WHERE name = $1 FOR NO KEY UPDATE", values: [this.#name] });
+      const held = await this.#read((config) => client.query(config));
+      const added: Kept[] = [];
+      for (const { kind, name } of wanted) {
+        if (held.some((entry) => entry.kind === kind && entry.name === name)) continue;
+        if ([...held, ...added].filter((entry) => entry.kind === kind).length >= bounds[kind]) continue;
+        const { rows } = await client.query<{ slot: string }>({
+          name: "rest_kept_register",
+          text: "INSERT INTO rest_kept_lists (collection, kind, name) VALUES ($1, $2, $3) RETURNING slot",
+          values: [this.#name, kind, name],
+        });
+        added.push(keptOf({ slot: rows[0]!.slot, kind, name }));
+      }
+      if (added.length > 0) await this.#fill(client, added);
+      return [...held, ...added];
+    });
+    this.#learn(registry);
+  }
+
+  /** Writes the rows of new slots for every record of the collection, a chunk at a time in creation order. */
+  async #fill(client: pg.PoolClient, added: Kept[]): Promise<void> {
+    for (let after = -1; ; ) {
+      const { rows } = await client.query<{ id: string; parent_id: string | null; place: string; body: string }>({
+        name: "rest_kept_read",
+        text: "SELECT id, parent_id, place, body FROM rest_records WHERE collection = $1 AND place > $2 ORDER BY place LIMIT $3",
+        values: [this.#name, after, FILL_CHUNK],
+      });
+      if (rows.length === 0) return;
+      const records = rows.map((row) => JSON.parse(row.body) as StoredRecord);
+      const owners = { filters: [] as number[], sorts: [] as number[] };
+      const made = this.#rowsOf(records, added, owners);
+      // Each row's record's columns, repeated per row: an array subscript per row in SQL would walk the array each time.
+      const column = <T>(indexes: number[], pick: (row: (typeof rows)[number]) => T) => indexes.map((index) => pick(rows[index]!));
+      await client.query({
+        name: "rest_kept_fill",
+        text: `WITH filters AS (
+                 INSERT INTO rest_list_filters (collection, id, slot, parent_id, place, filter, long_filter)
+                 SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[])
+               )
+               INSERT INTO rest_list_sorts (collection, id, slot, parent_id, sort_key, sort_rest)
+               SELECT $1, * FROM unnest($8::text[], $9::bigint[], $10::text[], $11::bytea[], $12::bytea[])`,
+        values: [
+          this.#name,
+          column(owners.filters, (row) => row.id),
+          made.filterSlots,
+          column(owners.filters, (row) => row.parent_id),
+          column(owners.filters, (row) => row.place),
+          made.filters,
+          made.longFilters,
+          column(owners.sorts, (row) => row.id),
+          made.sortSlots,
+          column(owners.sorts, (row) => row.parent_id),
+          made.sortKeys,
+          made.sortRests,
+        ],
+      });
+      after = Number(rows.at(-1)!.place);
+    }
+  }
+
+  /** The kept slots of the collection as the table holds them now. */
+  async #read(query: KeptDatabase["query"]): Promise<Kept[]> {
+    const { rows } = await query<{ slot: string; kind: Kept["kind"]; name: string }>({
+      name: "rest_kept_slots",
+      text: "SELECT slot, kind, name FROM rest_kept_lists WHERE collection = $1 ORDER BY slot",
+      values: [this.#name],
+    });
+    return rows.map(keptOf);
+  }
+
+  #learn(registry: Kept[]): void {
+    this.#known = new Map(registry.map((entry) => [`${entry.kind} ${entry.name}`, entry]));
+  }
+
+  /** The rows of records under slots; `owners`, when given, gets the index of each row's record, for a fill of many records. */
+  #rowsOf(records: StoredRecord[], kept: Kept[], owners?: { filters: number[]; sorts: number[] }): Rows {
+    const rows: Rows = { filterSlots: [], filters: [], longFilters: [], sortSlots: [], sortKeys: [], sortRests: [] };
+    records.forEach((record, index) => {
+      for (const entry of kept) {
+        if (entry.kind === "filter") {
+          // Own members only, as matchesFilters reads them; a value with no filter text (an object or an array) has no row.
+          const text = Object.hasOwn(record, entry.member) ? this.#options.filterText(record[entry.member]) : undefined;
+          if (text === undefined) continue;
+          const { key, long } = filterKey(text);
+          rows.filterSlots.push(entry.slot);
+          rows.filters.push(key);
+          rows.longFilters.push(long);
+          owners?.filters.push(index);
+        } else {
+          const bytes = this.#options.sortKey(record, entry.keys);
+          rows.sortSlots.push(entry.slot);
+          rows.sortKeys.push(bytes.subarray(0, SORT_KEY_BYTES));
+          rows.sortRests.push(bytes.length > SORT_KEY_BYTES ? bytes.subarray(SORT_KEY_BYTES) : null);
+          owners?.sorts.push(index);
+        }
+      }
+    });
+    return rows;
+  }
+}
+
+/** A registry row as a Kept entry, its name read back. */
+function keptOf(row: { slot: string; kind: Kept["kind"]; name: string }): Kept {
+  if (row.kind === "filter") return { slot: row.slot, kind: "filter", name: row.name, member: JSON.parse(row.name) as string };
+  const keys = (JSON.parse(row.name) as Array<[string, boolean]>).map(([member, descending]) => ({ member, descending }));
+  return { slot: row.slot, kind: "sort", name: row.name, keys };
+}
+
+/** Removes every kept list and its rows, inside a reset's transaction: lists register them again when they ask. */
+export async function forgetKeptLists(client: pg.PoolClient, lists: readonly KeptLists[]): Promise<void> {
+  await client.query("DELETE FROM rest_kept_lists");
+  for (const list of lists) list.forget();
+}
