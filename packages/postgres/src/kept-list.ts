@@ -27,10 +27,9 @@ export async function listKept(kept: KeptLists, query: ListQuery, context: KeptL
   for (let attempt = 0; attempt < 2; attempt++) {
     const slots = await kept.resolve(query, attempt > 0);
     if (slots === undefined) return SCAN;
-    const filters = slots.filters.map((slot) => ({ slot, texts: query.filters.get(slot.member)! }));
-    const { rows } = await context.run(statement(context, filters, slots.sort, query));
+    const { rows } = await context.run(keptListStatement(context, slots, query));
     const row = rows[0]!;
-    if (Number(row.kept) !== filters.length + (slots.sort === undefined ? 0 : 1)) continue;
+    if (Number(row.kept) !== slots.filters.length + (slots.sort === undefined ? 0 : 1)) continue;
     if (!row.found) return undefined;
     return { items: JSON.parse(row.items) as StoredRecord[], total: Number(row.total), tag: context.tagOf(Number(row.revision)) };
   }
@@ -38,26 +37,28 @@ export async function listKept(kept: KeptLists, query: ListQuery, context: KeptL
 }
 
 /**
- * The list's statement. Its text depends only on the list's shape (a child list or not,
- * sorted or not, and how each filter compares), so each shape is one prepared statement;
- * member names and texts are parameters. A filter with one short text compares with `=`,
- * which lets the index on (slot, filter, place) give its matches in creation order; several
- * texts compare with `= ANY`, and long ones are compared whole on a match of their hash.
+ * A list's statement over its kept slots; member names and texts are parameters. It is not a
+ * prepared statement: its best plan depends on its values (how many records a text matches,
+ * the page's limit), and a prepared statement may move to a generic plan made for none, which
+ * plans a page of ten as if a tenth of the matches were wanted (docs/postgres.md, "Filtered
+ * and sorted lists"). A filter with one short text compares with `=`, which lets the index on
+ * (slot, filter, place) give its matches in creation order; several texts compare with
+ * `= ANY`, and long ones are compared whole on a match of their hash.
  */
-function statement(
-  context: KeptListContext,
-  filters: Array<{ slot: Kept & { kind: "filter" }; texts: ReadonlySet<string> }>,
-  sort: (Kept & { kind: "sort" }) | undefined,
+function keptListStatement(
+  context: Pick<KeptListContext, "collection" | "parent">,
+  slots: { filters: Array<Kept & { kind: "filter" }>; sort: (Kept & { kind: "sort" }) | undefined },
   query: ListQuery,
 ): pg.QueryConfig {
-  const slots = [...filters.map(({ slot }) => slot.slot), ...(sort === undefined ? [] : [sort.slot])];
-  const values: unknown[] = [context.collection, query.offset, Number.isFinite(query.limit) ? query.limit : null, slots];
+  const { sort } = slots;
+  const filters = slots.filters.map((slot) => ({ slot, texts: query.filters.get(slot.member)! }));
+  const kept = [...filters.map(({ slot }) => slot.slot), ...(sort === undefined ? [] : [sort.slot])];
+  const values: unknown[] = [context.collection, query.offset, Number.isFinite(query.limit) ? query.limit : null, kept];
   const param = (value: unknown, type: string): string => {
     values.push(value);
     return `$${values.length}::${type}`;
   };
   const parent = context.parent === undefined ? undefined : { collection: param(context.parent.collection, "text"), id: param(context.parent.id, "text") };
-  let shape = `${parent === undefined ? "t" : "c"}${sort === undefined ? "" : "s"}`;
   // Filters with one text first: the first filter leads a list in creation order.
   const ordered = [...filters].sort((a, b) => Number(a.texts.size > 1) - Number(b.texts.size > 1));
   const conditions = ordered.map(({ slot, texts }, index) => {
@@ -66,15 +67,12 @@ function statement(
     const longs = keys.flatMap(({ long }) => (long === null ? [] : [long]));
     const own = `${alias}.slot = ${param(slot.slot, "bigint")}`;
     if (keys.length === 1 && longs.length === 0) {
-      shape += "o";
       return `${own} AND ${alias}.filter = ${param(keys[0]!.key, "text")}`;
     }
     const any = `${own} AND ${alias}.filter = ANY(${param(keys.map(({ key }) => key), "text[]")})`;
     if (longs.length === 0) {
-      shape += "a";
       return any;
     }
-    shape += "l";
     return `${any} AND (${alias}.long_filter IS NULL OR ${alias}.long_filter = ANY(${param(longs, "text[]")}))`;
   });
   const sortSlot = sort === undefined ? undefined : param(sort.slot, "bigint");
@@ -103,7 +101,6 @@ function statement(
   }
   const found = parent === undefined ? "true" : `EXISTS (SELECT 1 FROM rest_records WHERE collection = ${parent.collection} AND id = ${parent.id})`;
   return {
-    name: `rest_kept_${shape}`,
     text: `SELECT c.revision, ${total} AS total, ${found} AS found,
              (SELECT count(*) FROM rest_kept_lists WHERE slot = ANY($4::bigint[])) AS kept,
              (SELECT '[' || coalesce(string_agg(p.body, ',' ORDER BY ${order}), '') || ']' FROM (${page}) p) AS items

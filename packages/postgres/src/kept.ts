@@ -177,7 +177,12 @@ export class KeptLists {
         });
         added.push(keptOf({ slot: rows[0]!.slot, kind, name }));
       }
-      if (added.length > 0) await this.#fill(client, added);
+      if (added.length > 0) {
+        await this.#fill(client, added);
+        // Statistics of the rows just written, committed with them: until autovacuum gathers them, the
+        // planner would guess, and a list of a large collection could get a plan that reads it all per page.
+        for (const kind of new Set(added.map((entry) => entry.kind))) await client.query(kind === "filter" ? "ANALYZE rest_list_filters" : "ANALYZE rest_list_sorts");
+      }
       return [...held, ...added];
     });
     this.#learn(registry);
