@@ -172,3 +172,92 @@ test("filtered and sorted lists equal selectPage's on the same records, through 
   assert.ok(rows.length > 0);
   for (const row of rows) assert.ok(Number(row.count) <= (row.kind === "filter" ? MAX_FILTER_INDEXES : MAX_SORT_ORDERS), JSON.stringify(row));
 });
+
+/** A query string as URLSearchParams reads it. */
+const q = (text: string) => new URLSearchParams(text);
+
+test("a second process stays exact after the first registers a filter or a sort, and after a reset through the other", async (t) => {
+  const url = await cluster.createDatabase();
+  const [a, b] = [await startServer({ databaseUrl: url }), await startServer({ databaseUrl: url })];
+  t.after(() => Promise.all([a.close(), b.close()]));
+  const user = (name: string, role: unknown) => ({ name, email: `${name.toLowerCase()}@example.com`, role });
+  // b writes first, having read that nothing is kept.
+  assert.equal((await call(`${b.url}/users`, { method: "POST", json: user("Cy", "x") })).status, 201);
+  await assertList(a, "/users", q("role=x"), "a registers role");
+  assert.equal((await call(`${b.url}/users`, { method: "POST", json: user("Al", "x") })).status, 201);
+  assert.equal((await call(`${b.url}/users`, { method: "POST", json: user("Bo", ["x"]) })).status, 201);
+  await assertList(a, "/users", q("role=x"), "b's creates, after a registered role");
+  await assertList(b, "/users", q("role=x&sort=-name"), "b registers the sort");
+  assert.equal((await call(`${a.url}/users/3`, { method: "PUT", json: { name: "Zed" } })).status, 200);
+  assert.equal((await call(`${a.url}/users/4`, { method: "PUT", json: { role: "y" } })).status, 200);
+  await assertList(b, "/users", q("role=x&sort=-name"), "a's replaces, after b registered the sort");
+  await assertList(a, "/users", q("sort=-name&limit=2&offset=1"), "a's replaces, through a");
+  assert.equal((await call(`${b.url}/users/3`, { method: "DELETE" })).status, 204);
+  await assertList(a, "/users", q("role=x&sort=-name"), "b's delete");
+  await a.reset();
+  assert.equal((await call(`${a.url}/users`, { method: "POST", json: user("Di", "x") })).status, 201);
+  // b still knows the slots the reset removed: its list finds them gone, and registers them again.
+  await assertList(b, "/users", q("role=x&sort=-name"), "after a's reset");
+  assert.equal((await call(`${b.url}/users`, { method: "POST", json: user("Ed", "x") })).status, 201);
+  await assertList(a, "/users", q("role=x&sort=-name"), "creates after the reset, through a");
+  await assertList(b, "/users", q("role=x"), "creates after the reset, through b");
+});
+
+test("registrations racing creates and replaces through another process stay exact", async (t) => {
+  const url = await cluster.createDatabase();
+  const [a, b] = [await startServer({ databaseUrl: url, resources: RESOURCES }), await startServer({ databaseUrl: url, resources: RESOURCES })];
+  t.after(() => Promise.all([a.close(), b.close()]));
+  const pick = random(7);
+  const body = () => Object.fromEntries(["m0", "m1", "m2", "m3"].map((member) => [member, valueOf(pick)]));
+  for (let i = 0; i < 40; i++) await call(`${a.url}/items`, { method: "POST", json: body() });
+  const writes = Array.from({ length: 80 }, (_, index) =>
+    index % 2 === 0
+      ? call(`${b.url}/items`, { method: "POST", json: body() })
+      : call(`${b.url}/items/${1 + (index % 40)}`, { method: "PUT", json: body() }),
+  );
+  const lists = ["m0=x", "m1=1&sort=m2", "sort=-m3,id", "m2=true", "sort=m0&limit=3"].map((search) => call(`${a.url}/items?${search}`));
+  for (const answer of [...(await Promise.all(writes)), ...(await Promise.all(lists))]) assert.ok(answer.status === 200 || answer.status === 201, answer.text);
+  for (const search of ["m0=x", "m1=1&sort=m2", "sort=-m3,id", "m2=true", "sort=m0&limit=3"]) {
+    await assertList(a, "/items", q(search), `through a: ${search}`);
+    await assertList(b, "/items", q(search), `through b: ${search}`);
+  }
+});
+
+test("past the kept filters and sorts, or for a name too long to keep, lists are answered by a scan, still exactly", async (t) => {
+  const url = await cluster.createDatabase();
+  const server = await startServer({ databaseUrl: url, resources: RESOURCES });
+  t.after(() => server.close());
+  for (let id = 1; id <= 30; id++) {
+    const made: Record<string, unknown> = {};
+    for (let m = 0; m < 14; m++) made[`m${m}`] = (id * (m + 1)) % 3;
+    await call(`${server.url}/items`, { method: "POST", json: made });
+  }
+  const searches = [
+    ...Array.from({ length: MAX_FILTER_INDEXES + 4 }, (_, m) => `m${m}=1&limit=4`),
+    ...Array.from({ length: MAX_SORT_ORDERS + 3 }, (_, m) => `sort=${m % 2 === 1 ? "-" : ""}m${m},id&offset=3`),
+    `${"m".repeat(1100)}=1`,
+    `sort=${"m".repeat(1100)}`,
+  ];
+  for (const search of searches) await assertList(server, "/items", q(search), search);
+  await call(`${server.url}/items/7`, { method: "DELETE" });
+  await call(`${server.url}/items/8`, { method: "PUT", json: { m0: 1, m9: 1 } });
+  for (const search of searches) await assertList(server, "/items", q(search), `after writes: ${search}`);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  t.after(() => client.end());
+  const { rows } = await client.query<{ kind: string; count: string }>("SELECT kind, count(*) FROM rest_kept_lists GROUP BY kind ORDER BY kind");
+  assert.deepEqual(rows.map((row) => [row.kind, Number(row.count)]), [["filter", MAX_FILTER_INDEXES], ["sort", MAX_SORT_ORDERS]]);
+});
+
+test("a registration fills the rows of a collection larger than one chunk, and of a parent's children", async (t) => {
+  const url = await cluster.createDatabase();
+  const items = Array.from({ length: 4500 }, (_, index) => ({ id: index + 1, team: `t${index % 7}`, rank: (index * 7919) % 4500 }));
+  const parts = Array.from({ length: 300 }, (_, index) => ({ id: index + 1, itemId: 1 + (index % 3), team: `t${index % 4}` }));
+  const server = await startServer({ databaseUrl: url, resources: RESOURCES, seed: { items, parts } });
+  t.after(() => server.close());
+  await assertList(server, "/items", q("team=t3&sort=-rank&limit=5&offset=100"), "items");
+  await assertList(server, "/items", q("sort=rank&offset=4490"), "the end of a sort");
+  await assertList(server, "/items/2/parts", q("team=t1&limit=5&offset=2"), "a parent's children");
+  await assertList(server, "/items/2/parts", q("sort=-team,id&limit=5"), "a parent's children, sorted");
+  await assertList(server, "/items/4501/parts", q("team=t1"), "no such parent");
+});

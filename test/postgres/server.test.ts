@@ -165,6 +165,7 @@ test("while PostgreSQL is stopped, requests for data get 503 STORE_UNAVAILABLE a
   for (const [method, path, json] of [
     ["GET", "/users/1"],
     ["GET", "/users"],
+    ["GET", "/users?sort=name&role=x"],
     ["POST", "/users", GRACE],
     ["PUT", "/users/1", { name: "X" }],
     ["DELETE", "/users/2"],
