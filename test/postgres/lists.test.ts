@@ -261,3 +261,69 @@ test("a registration fills the rows of a collection larger than one chunk, and o
   await assertList(server, "/items/2/parts", q("sort=-team,id&limit=5"), "a parent's children, sorted");
   await assertList(server, "/items/4501/parts", q("team=t1"), "no such parent");
 });
+
+test("writes through another process while a fill runs, over several chunks, leave every kept list exact", async (t) => {
+  const url = await cluster.createDatabase();
+  const size = 16_000;
+  const items = Array.from({ length: size }, (_, index) => ({ id: index + 1, team: `t${index % 5}`, rank: (index * 7919) % size }));
+  const parts = Array.from({ length: 600 }, (_, index) => ({ id: index + 1, itemId: 1 + ((index * 13) % size), team: `t${index % 3}` }));
+  const [a, b] = [await startServer({ databaseUrl: url, resources: RESOURCES, seed: { items, parts } }), await startServer({ databaseUrl: url, resources: RESOURCES })];
+  t.after(() => Promise.all([a.close(), b.close()]));
+  // b's connections open before the fill begins, so that its writes run while the fill does.
+  await Promise.all(Array.from({ length: 10 }, () => call(`${b.url}/items/1`)));
+  const pick = random(99);
+  const id = () => 1 + Math.floor(pick() * size);
+  const writes: Array<Promise<{ status: number }>> = [];
+  const searches = ["team=t2&sort=-rank&limit=7&offset=3", "sort=rank,id&limit=9"];
+  const lists = searches.map((search) => call(`${a.url}/items?${search}`));
+  for (let i = 0; i < 240; i++) {
+    const roll = pick();
+    // Writes spread over the collection, so that some land on chunks already written and some on chunks still to come.
+    if (roll < 0.3) writes.push(call(`${b.url}/items/${id()}`, { method: "PUT", json: { team: `t${i % 6}`, rank: -i } }));
+    else if (roll < 0.5) writes.push(call(`${b.url}/items/${id()}`, { method: "PATCH", body: JSON.stringify({ team: null, rank: null }), headers: { "content-type": "application/merge-patch+json" } }));
+    else if (roll < 0.7) writes.push(call(`${b.url}/items/${id()}`, { method: "DELETE" }));
+    else writes.push(call(`${b.url}/items`, { method: "POST", json: { team: "t2", rank: i } }));
+  }
+  for (const answer of await Promise.all(writes)) assert.ok([200, 201, 204, 404].includes(answer.status), String(answer.status));
+  for (const answer of await Promise.all(lists)) assert.equal(answer.status, 200);
+  for (const search of searches) {
+    await assertList(a, "/items", q(search), `through a: ${search}`);
+    await assertList(b, "/items", q(search), `through b: ${search}`);
+  }
+  await assertList(b, "/items/13/parts", q("team=t1"), "children after cascades");
+  // The lists came from kept rows: every slot was filled.
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  t.after(() => client.end());
+  const { rows } = await client.query<{ collection: string; name: string; ready: boolean }>("SELECT collection, name, ready FROM rest_kept_lists ORDER BY collection, name");
+  assert.deepEqual(rows, [
+    { collection: "items", name: '"team"', ready: true },
+    { collection: "items", name: '[["rank",false],["id",false]]', ready: true },
+    { collection: "items", name: '[["rank",true]]', ready: true },
+    { collection: "parts", name: '"team"', ready: true },
+  ]);
+});
+
+test("a slot another process is filling is answered by a scan meanwhile, and a fill whose process died is taken over", async (t) => {
+  const url = await cluster.createDatabase();
+  const server = await startServer({ databaseUrl: url, resources: RESOURCES });
+  t.after(() => server.close());
+  for (let i = 0; i < 20; i++) await call(`${server.url}/items`, { method: "POST", json: { team: `t${i % 3}` } });
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  t.after(() => client.end());
+  // A slot registered by a process that is filling it: it holds the slot's session lock.
+  const { rows } = await client.query<{ slot: string }>(`INSERT INTO rest_kept_lists (collection, kind, name) VALUES ('items', 'filter', '"team"') RETURNING slot`);
+  const slot = rows[0]!.slot;
+  const filler = new pg.Client({ connectionString: url });
+  await filler.connect();
+  await filler.query("SELECT pg_advisory_lock(-$1::bigint)", [slot]);
+  await assertList(server, "/items", q("team=t1&limit=3"), "while another process fills");
+  const ready = async () => (await client.query<{ ready: boolean }>("SELECT ready FROM rest_kept_lists WHERE slot = $1", [slot])).rows[0]!.ready;
+  assert.equal(await ready(), false);
+  // The filler dies: its session lock goes with its connection, and the next list fills the slot.
+  await filler.end();
+  await call(`${server.url}/items/2`, { method: "PUT", json: { team: "t1" } });
+  await assertList(server, "/items", q("team=t1&limit=3"), "after the filler died");
+  assert.equal(await ready(), true);
+});

@@ -102,7 +102,7 @@ function keptListStatement(
   const found = parent === undefined ? "true" : `EXISTS (SELECT 1 FROM rest_records WHERE collection = ${parent.collection} AND id = ${parent.id})`;
   return {
     text: `SELECT c.revision, ${total} AS total, ${found} AS found,
-             (SELECT count(*) FROM rest_kept_lists WHERE slot = ANY($4::bigint[])) AS kept,
+             (SELECT count(*) FROM rest_kept_lists WHERE slot = ANY($4::bigint[]) AND ready) AS kept,
              (SELECT '[' || coalesce(string_agg(p.body, ',' ORDER BY ${order}), '') || ']' FROM (${page}) p) AS items
            FROM rest_collections c WHERE c.name = $1`,
     values,

@@ -16,13 +16,21 @@ export const NAME_BYTES = 1024;
 /** How many records a fill reads, and writes the rows of, per statement: each one well inside the query time-out. */
 const FILL_CHUNK = 2_000;
 
-/** A kept filtered member or sort, by the slot its rows are under; a slot is never given twice, so a stale one finds nothing. */
-export type Kept = { slot: string; kind: "filter"; name: string; member: string } | { slot: string; kind: "sort"; name: string; keys: SortKey[] };
+/** How many times a fill's statement that PostgreSQL aborted for a deadlock is run. */
+const ATTEMPTS = 5;
 
-/** What the store hands the kept lists of a collection: its pool, and its way of running a transaction. */
+/**
+ * A kept filtered member or sort, by the slot its rows are under, and whether its rows are
+ * filled (`ready`); a slot is never given twice, so a stale one finds nothing.
+ */
+export type Kept = { slot: string; kind: "filter"; name: string; ready: boolean; member: string } | { slot: string; kind: "sort"; name: string; ready: boolean; keys: SortKey[] };
+
+/** What the store hands the kept lists of a collection: a query on its pool, a transaction, and a connection of its own for a while. */
 export type KeptDatabase = {
-  transaction: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
   query: <R extends pg.QueryResultRow>(config: pg.QueryConfig) => Promise<pg.QueryResult<R>>;
+  transaction: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+  /** Runs `work` on a connection outside any transaction; a connection that fails is closed, not reused, so nothing it held stays. */
+  session: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
 };
 
 /** The rows a record has under kept slots: a filter row where the member has a filter text, a sort row for every sort. */
@@ -67,6 +75,8 @@ export class KeptLists {
   readonly #database: KeptDatabase;
   /** What this process last read of the collection's kept lists, by kind and name; undefined before it read them. */
   #known: Map<string, Kept> | undefined;
+  /** Fills this process runs, by slot: a list that needs one waits for it rather than run its own. */
+  readonly #filling = new Map<string, Promise<void>>();
 
   constructor(resource: CollectionDefinition, options: DatabaseStoreOptions, database: KeptDatabase) {
     this.#name = resource.name;
@@ -75,21 +85,29 @@ export class KeptLists {
   }
 
   /**
-   * The kept slots a list needs, registering those missing while the collection's bound
-   * allows; undefined when one of them cannot be kept, so that the list is answered by a scan.
-   * `reread` reads the table again, when a list found a slot of this process's gone.
+   * The kept slots a list needs, registering and filling those missing while the collection's
+   * bound allows; undefined when one of them cannot be kept, or is being filled by another
+   * process, so that the list is answered by a scan. `reread` reads the table again, when a
+   * list found a slot of this process's gone.
    */
   async resolve(query: ListQuery, reread: boolean): Promise<{ filters: Array<Kept & { kind: "filter" }>; sort: (Kept & { kind: "sort" }) | undefined } | undefined> {
     const wanted: Array<{ kind: Kept["kind"]; name: string }> = [...query.filters.keys()].map((member) => ({ kind: "filter", name: filterName(member) }));
     if (query.sort.length > 0) wanted.push({ kind: "sort", name: sortName(query.sort) });
     if (wanted.some(({ name }) => Buffer.byteLength(name) > NAME_BYTES)) return undefined;
     const find = () => wanted.map(({ kind, name }) => this.#known?.get(`${kind} ${name}`));
-    if (reread || this.#known === undefined || find().includes(undefined)) {
+    if (reread || this.#known === undefined || find().some((entry) => entry?.ready !== true)) {
       this.#learn(await this.#read((config) => this.#database.query(config)));
-      if (find().includes(undefined)) await this.#register(wanted);
+      // A registration takes the collection's lock, which writes wait for: only when one has room.
+      const missing = wanted.filter(({ kind, name }) => !this.#known!.has(`${kind} ${name}`));
+      if (missing.some(({ kind }) => this.#count(kind) < this.#bound(kind))) await this.#register(missing);
+      const unready = find().filter((entry): entry is Kept => entry !== undefined && !entry.ready);
+      if (unready.length > 0) {
+        await this.#fillOnce(unready);
+        this.#learn(await this.#read((config) => this.#database.query(config)));
+      }
     }
     const found = find();
-    if (found.includes(undefined)) return undefined;
+    if (found.some((entry) => entry?.ready !== true)) return undefined;
     const kept = found as Kept[];
     return {
       filters: kept.filter((entry): entry is Kept & { kind: "filter" } => entry.kind === "filter"),
@@ -109,11 +127,11 @@ export class KeptLists {
     for (let attempt = 0; ; attempt++) {
       const kept = [...(this.#known?.values() ?? [])];
       const rows = this.#rowsOf([record], kept);
-      const { rows: answer } = await client.query<{ fresh: boolean; registry: Array<[string, string, string]> | null }>({
+      const { rows: answer } = await client.query<{ fresh: boolean; registry: Array<[string, Kept["kind"], string, boolean]> | null }>({
         name: "rest_kept_written",
         text: `WITH kept AS (
                  SELECT coalesce(array_agg(slot ORDER BY slot), '{}') = $3::bigint[] AS fresh,
-                        coalesce(json_agg(json_build_array(slot::text, kind, name) ORDER BY slot), '[]') AS registry
+                        coalesce(json_agg(json_build_array(slot::text, kind, name, ready) ORDER BY slot), '[]') AS registry
                  FROM rest_kept_lists WHERE collection = $1
                ), held AS (
                  SELECT r.place, r.parent_id FROM rest_records r, kept WHERE r.collection = $1 AND r.id = $2 AND kept.fresh
@@ -147,7 +165,7 @@ export class KeptLists {
       if (fresh) return;
       // Another process registered a slot, or a reset removed them: under the lock they stay as read now.
       if (attempt > 0) throw new Error(`The kept lists of ${this.#name} changed under the collection's lock`);
-      this.#learn(registry!.map(([slot, kind, name]) => keptOf({ slot, kind: kind as Kept["kind"], name })));
+      this.#learn(registry!.map(([slot, kind, name, ready]) => keptOf({ slot, kind, name, ready })));
     }
   }
 
@@ -157,93 +175,160 @@ export class KeptLists {
   }
 
   /**
-   * Registers the wanted slots the bound still allows, and fills their rows from every record
-   * of the collection, in one transaction that holds the collection's row as writes do: no
-   * write to the collection runs meanwhile, and each one after it keeps the new rows.
+   * Registers the wanted slots the bound still allows, not yet filled, in a transaction that
+   * holds the collection's row as writes do. That orders it with every write: one whose
+   * statement in `written` came first has committed before this begins, so the fill, which
+   * starts after it, reads its record; every later one sees the slot and writes its rows.
    */
   async #register(wanted: Array<{ kind: Kept["kind"]; name: string }>): Promise<void> {
-    const bounds = { filter: this.#options.keptLists.filters, sort: this.#options.keptLists.sorts };
     const registry = await this.#database.transaction(async (client) => {
       await client.query({ name: "rest_kept_lock", text: "SELECT 1 FROM rest_collections WHERE name = $1 FOR NO KEY UPDATE", values: [this.#name] });
       const held = await this.#read((config) => client.query(config));
       const added: Kept[] = [];
       for (const { kind, name } of wanted) {
         if (held.some((entry) => entry.kind === kind && entry.name === name)) continue;
-        if ([...held, ...added].filter((entry) => entry.kind === kind).length >= bounds[kind]) continue;
+        if ([...held, ...added].filter((entry) => entry.kind === kind).length >= this.#bound(kind)) continue;
         const { rows } = await client.query<{ slot: string }>({
           name: "rest_kept_register",
           text: "INSERT INTO rest_kept_lists (collection, kind, name) VALUES ($1, $2, $3) RETURNING slot",
           values: [this.#name, kind, name],
         });
-        added.push(keptOf({ slot: rows[0]!.slot, kind, name }));
-      }
-      if (added.length > 0) {
-        await this.#fill(client, added);
-        // Statistics of the rows just written, committed with them: until autovacuum gathers them, the
-        // planner would guess, and a list of a large collection could get a plan that reads it all per page.
-        for (const kind of new Set(added.map((entry) => entry.kind))) await client.query(kind === "filter" ? "ANALYZE rest_list_filters" : "ANALYZE rest_list_sorts");
+        added.push(keptOf({ slot: rows[0]!.slot, kind, name, ready: false }));
       }
       return [...held, ...added];
     });
     this.#learn(registry);
   }
 
-  /** Writes the rows of new slots for every record of the collection, a chunk at a time in creation order. */
-  async #fill(client: pg.PoolClient, added: Kept[]): Promise<void> {
-    for (let after = -1; ; ) {
-      const { rows } = await client.query<{ id: string; parent_id: string | null; place: string; body: string }>({
-        name: "rest_kept_read",
-        text: "SELECT id, parent_id, place, body FROM rest_records WHERE collection = $1 AND place > $2 ORDER BY place LIMIT $3",
-        values: [this.#name, after, FILL_CHUNK],
+  /** Fills slots, each once in this process: a list that finds one being filled here waits for that fill. */
+  async #fillOnce(slots: Kept[]): Promise<void> {
+    const own = slots.filter((entry) => !this.#filling.has(entry.slot));
+    if (own.length > 0) {
+      const fill = this.#database.session((client) => this.#fill(client, own)).finally(() => {
+        for (const entry of own) this.#filling.delete(entry.slot);
       });
-      if (rows.length === 0) return;
-      const records = rows.map((row) => JSON.parse(row.body) as StoredRecord);
-      const owners = { filters: [] as number[], sorts: [] as number[] };
-      const made = this.#rowsOf(records, added, owners);
-      // Each row's record's columns, repeated per row: an array subscript per row in SQL would walk the array each time.
-      const column = <T>(indexes: number[], pick: (row: (typeof rows)[number]) => T) => indexes.map((index) => pick(rows[index]!));
-      await client.query({
-        name: "rest_kept_fill",
-        text: `WITH filters AS (
-                 INSERT INTO rest_list_filters (collection, id, slot, parent_id, place, filter, long_filter)
-                 SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[])
-               )
-               INSERT INTO rest_list_sorts (collection, id, slot, parent_id, sort_key, sort_rest)
-               SELECT $1, * FROM unnest($8::text[], $9::bigint[], $10::text[], $11::bytea[], $12::bytea[])`,
-        values: [
-          this.#name,
-          column(owners.filters, (row) => row.id),
-          made.filterSlots,
-          column(owners.filters, (row) => row.parent_id),
-          column(owners.filters, (row) => row.place),
-          made.filters,
-          made.longFilters,
-          column(owners.sorts, (row) => row.id),
-          made.sortSlots,
-          column(owners.sorts, (row) => row.parent_id),
-          made.sortKeys,
-          made.sortRests,
-        ],
-      });
-      after = Number(rows.at(-1)!.place);
+      for (const entry of own) this.#filling.set(entry.slot, fill);
+    }
+    await Promise.all(slots.map((entry) => this.#filling.get(entry.slot)));
+  }
+
+  /**
+   * Writes the rows of unfilled slots for every record of the collection, a chunk at a time in
+   * creation order, each chunk a statement of its own: writes go on meanwhile. A session lock
+   * per slot (its number, negated, as the key) keeps a second process from filling it too; one
+   * whose filler died is taken over, since a fill writes only rows that are missing.
+   *
+   * Why the rows are exact: each chunk's statement locks the records it writes rows of, and
+   * writes them only where a record still has the version read (FOR SHARE waits for a write
+   * under way and sees what it committed). A record written since has its rows from its
+   * writer, which saw the slot: the fill skips it, or its writer's upsert comes after and
+   * replaces them. Rows a writer wrote first are kept (ON CONFLICT DO NOTHING).
+   */
+  async #fill(client: pg.PoolClient, slots: Kept[]): Promise<void> {
+    const mine: Kept[] = [];
+    for (const entry of slots) {
+      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(-$1::bigint) AS locked", [entry.slot]);
+      if (rows[0]!.locked) mine.push(entry);
+    }
+    try {
+      // Another process may have filled one since this one read it.
+      const { rows } = await client.query<{ slot: string }>("SELECT slot FROM rest_kept_lists WHERE slot = ANY($1::bigint[]) AND NOT ready", [mine.map((entry) => entry.slot)]);
+      const filling = mine.filter((entry) => rows.some((row) => row.slot === entry.slot));
+      if (filling.length === 0) return;
+      for (let after = -1; ; ) {
+        const last = await this.#fillChunk(client, filling, after);
+        if (last === undefined) break;
+        after = last;
+      }
+      // Statistics of the rows just written: until autovacuum gathers them, the planner would guess,
+      // and a list of a large collection could get a plan that reads all of it for one page.
+      for (const kind of new Set(filling.map((entry) => entry.kind))) await client.query(kind === "filter" ? "ANALYZE rest_list_filters" : "ANALYZE rest_list_sorts");
+      await client.query("UPDATE rest_kept_lists SET ready = true WHERE slot = ANY($1::bigint[])", [filling.map((entry) => entry.slot)]);
+    } catch (error) {
+      // A reset removed the slot while it was filled, and its rows with it: nothing is left to do.
+      if ((error as { code?: unknown }).code !== "23503") throw error;
+      const { rows } = await client.query("SELECT 1 FROM rest_kept_lists WHERE slot = ANY($1::bigint[])", [slots.map((entry) => entry.slot)]);
+      if (rows.length > 0) throw error;
+    } finally {
+      await client.query("SELECT pg_advisory_unlock_all()");
+    }
+  }
+
+  /** Writes the rows of the records after place `after`, at most FILL_CHUNK of them; the last place written, or undefined past the end. */
+  async #fillChunk(client: pg.PoolClient, slots: Kept[], after: number): Promise<number | undefined> {
+    const { rows } = await client.query<{ id: string; version: string; place: string; body: string }>({
+      name: "rest_kept_read",
+      text: "SELECT id, version, place, body FROM rest_records WHERE collection = $1 AND place > $2 ORDER BY place LIMIT $3",
+      values: [this.#name, after, FILL_CHUNK],
+    });
+    if (rows.length === 0) return undefined;
+    const owners = { filters: [] as number[], sorts: [] as number[] };
+    const made = this.#rowsOf(rows.map((row) => JSON.parse(row.body) as StoredRecord), slots, owners);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query({
+          name: "rest_kept_fill",
+          text: `WITH held AS (
+                   SELECT r.id, r.parent_id, r.place, u.owner FROM rest_records r
+                     JOIN unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS u(id, version, owner) ON r.collection = $1 AND r.id = u.id AND r.version = u.version
+                   FOR SHARE OF r
+                 ), filters AS (
+                   INSERT INTO rest_list_filters (collection, id, slot, parent_id, place, filter, long_filter)
+                   SELECT $1, held.id, f.slot, held.parent_id, held.place, f.filter, f.long_filter
+                   FROM unnest($4::int[], $5::bigint[], $6::text[], $7::text[]) AS f(owner, slot, filter, long_filter) JOIN held ON held.owner = f.owner
+                   ON CONFLICT (collection, id, slot) DO NOTHING
+                 )
+                 INSERT INTO rest_list_sorts (collection, id, slot, parent_id, sort_key, sort_rest)
+                 SELECT $1, held.id, s.slot, held.parent_id, s.sort_key, s.sort_rest
+                 FROM unnest($8::int[], $9::bigint[], $10::bytea[], $11::bytea[]) AS s(owner, slot, sort_key, sort_rest) JOIN held ON held.owner = s.owner
+                 ON CONFLICT (collection, id, slot) DO NOTHING`,
+          values: [
+            this.#name,
+            rows.map((row) => row.id),
+            rows.map((row) => row.version),
+            owners.filters,
+            made.filterSlots,
+            made.filters,
+            made.longFilters,
+            owners.sorts,
+            made.sortSlots,
+            made.sortKeys,
+            made.sortRests,
+          ],
+        });
+        return Number(rows.at(-1)!.place);
+      } catch (error) {
+        // A cascading delete may lock the same records in another order: the chunk is written again.
+        if ((error as { code?: unknown }).code !== "40P01" || attempt === ATTEMPTS) throw error;
+      }
     }
   }
 
   /** The kept slots of the collection as the table holds them now. */
   async #read(query: KeptDatabase["query"]): Promise<Kept[]> {
-    const { rows } = await query<{ slot: string; kind: Kept["kind"]; name: string }>({
+    const { rows } = await query<{ slot: string; kind: Kept["kind"]; name: string; ready: boolean }>({
       name: "rest_kept_slots",
-      text: "SELECT slot, kind, name FROM rest_kept_lists WHERE collection = $1 ORDER BY slot",
+      text: "SELECT slot, kind, name, ready FROM rest_kept_lists WHERE collection = $1 ORDER BY slot",
       values: [this.#name],
     });
     return rows.map(keptOf);
+  }
+
+  /** How many filtered members, or sorts, a collection keeps at most. */
+  #bound(kind: Kept["kind"]): number {
+    return kind === "filter" ? this.#options.keptLists.filters : this.#options.keptLists.sorts;
+  }
+
+  /** How many filtered members, or sorts, this process last read the collection keeps. */
+  #count(kind: Kept["kind"]): number {
+    return [...(this.#known?.values() ?? [])].filter((entry) => entry.kind === kind).length;
   }
 
   #learn(registry: Kept[]): void {
     this.#known = new Map(registry.map((entry) => [`${entry.kind} ${entry.name}`, entry]));
   }
 
-  /** The rows of records under slots; `owners`, when given, gets the index of each row's record, for a fill of many records. */
+  /** The rows of records under slots; `owners`, when given, gets the 1-based index of each row's record, for a fill of many records. */
   #rowsOf(records: StoredRecord[], kept: Kept[], owners?: { filters: number[]; sorts: number[] }): Rows {
     const rows: Rows = { filterSlots: [], filters: [], longFilters: [], sortSlots: [], sortKeys: [], sortRests: [] };
     records.forEach((record, index) => {
@@ -256,13 +341,13 @@ export class KeptLists {
           rows.filterSlots.push(entry.slot);
           rows.filters.push(key);
           rows.longFilters.push(long);
-          owners?.filters.push(index);
+          owners?.filters.push(index + 1);
         } else {
           const bytes = this.#options.sortKey(record, entry.keys);
           rows.sortSlots.push(entry.slot);
           rows.sortKeys.push(bytes.subarray(0, SORT_KEY_BYTES));
           rows.sortRests.push(bytes.length > SORT_KEY_BYTES ? bytes.subarray(SORT_KEY_BYTES) : null);
-          owners?.sorts.push(index);
+          owners?.sorts.push(index + 1);
         }
       }
     });
@@ -271,10 +356,11 @@ export class KeptLists {
 }
 
 /** A registry row as a Kept entry, its name read back. */
-function keptOf(row: { slot: string; kind: Kept["kind"]; name: string }): Kept {
-  if (row.kind === "filter") return { slot: row.slot, kind: "filter", name: row.name, member: JSON.parse(row.name) as string };
-  const keys = (JSON.parse(row.name) as Array<[string, boolean]>).map(([member, descending]) => ({ member, descending }));
-  return { slot: row.slot, kind: "sort", name: row.name, keys };
+function keptOf(row: { slot: string; kind: Kept["kind"]; name: string; ready: boolean }): Kept {
+  const { slot, name, ready } = row;
+  if (row.kind === "filter") return { slot, kind: "filter", name, ready, member: JSON.parse(name) as string };
+  const keys = (JSON.parse(name) as Array<[string, boolean]>).map(([member, descending]) => ({ member, descending }));
+  return { slot, kind: "sort", name, ready, keys };
 }
 
 /** Removes every kept list and its rows, inside a reset's transaction: lists register them again when they ask. */

@@ -153,6 +153,24 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     return run().finally(() => options.took?.(operation, performance.now() - started));
   };
 
+  /** Runs `work` on a connection of its own, outside a transaction; after a failure the connection is closed, so nothing it held stays. */
+  const session = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
+    let client: Client;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw down(error);
+    }
+    try {
+      const result = await work(client);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(true);
+      return failed(error);
+    }
+  };
+
   const attempts = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
       let client: Client;
@@ -196,7 +214,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     // This collection and every one below it, parents first: what a delete locks.
     const tree = descendants(resource).map((part) => part.name);
     // Its filtered members and sorts kept in tables, so that such lists use indexes (docs/postgres.md).
-    const kept = new KeptLists(resource, options, { transaction, query: (config) => pool.query(config).catch(failed) });
+    const kept = new KeptLists(resource, options, { transaction, session, query: (config) => pool.query(config).catch(failed) });
     keptLists.push(kept);
 
     /** Locks the collection's row against other writes to it (a write of a parent, or a create below it, may go on). */

@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS rest_kept_lists (
   collection text NOT NULL,
   kind text NOT NULL,
   name text NOT NULL,
+  ready boolean NOT NULL DEFAULT false,
   UNIQUE (collection, kind, name)
 );
 CREATE TABLE IF NOT EXISTS rest_list_filters (
