@@ -125,48 +125,58 @@ export class KeptLists {
    */
   async written(client: pg.PoolClient, record: StoredRecord): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const kept = [...(this.#known?.values() ?? [])];
-      const rows = this.#rowsOf([record], kept);
-      const { rows: answer } = await client.query<{ fresh: boolean; registry: Array<[string, Kept["kind"], string, boolean]> | null }>({
-        name: "rest_kept_written",
-        text: `WITH kept AS (
-                 SELECT coalesce(array_agg(slot ORDER BY slot), '{}') = $3::bigint[] AS fresh,
-                        coalesce(json_agg(json_build_array(slot::text, kind, name, ready) ORDER BY slot), '[]') AS registry
-                 FROM rest_kept_lists WHERE collection = $1
-               ), held AS (
-                 SELECT r.place, r.parent_id FROM rest_records r, kept WHERE r.collection = $1 AND r.id = $2 AND kept.fresh
-               ), gone AS (
-                 DELETE FROM rest_list_filters f USING kept WHERE f.collection = $1 AND f.id = $2 AND kept.fresh AND f.slot <> ALL($4::bigint[])
-               ), filters AS (
-                 INSERT INTO rest_list_filters (collection, id, slot, parent_id, place, filter, long_filter)
-                 SELECT $1, $2, u.slot, held.parent_id, held.place, u.filter, u.long_filter
-                 FROM held, unnest($4::bigint[], $5::text[], $6::text[]) AS u(slot, filter, long_filter)
-                 ON CONFLICT (collection, id, slot) DO UPDATE SET filter = excluded.filter, long_filter = excluded.long_filter
-               ), sorts AS (
-                 INSERT INTO rest_list_sorts (collection, id, slot, parent_id, sort_key, sort_rest)
-                 SELECT $1, $2, u.slot, held.parent_id, u.sort_key, u.sort_rest
-                 FROM held, unnest($7::bigint[], $8::bytea[], $9::bytea[]) AS u(slot, sort_key, sort_rest)
-                 ON CONFLICT (collection, id, slot) DO UPDATE SET sort_key = excluded.sort_key, sort_rest = excluded.sort_rest
-               )
-               SELECT fresh, CASE WHEN fresh THEN NULL ELSE registry END AS registry FROM kept`,
-        values: [
-          this.#name,
-          String(record.id),
-          kept.map((entry) => entry.slot).sort((a, b) => Number(a) - Number(b)),
-          rows.filterSlots,
-          rows.filters,
-          rows.longFilters,
-          rows.sortSlots,
-          rows.sortKeys,
-          rows.sortRests,
-        ],
-      });
-      const { fresh, registry } = answer[0]!;
+      const { rows } = await client.query<{ fresh: boolean; registry: Array<[string, Kept["kind"], string, boolean]> }>(
+        this.#writtenStatement(record, [...(this.#known?.values() ?? [])]),
+      );
+      const { fresh, registry } = rows[0]!;
       if (fresh) return;
       // Another process registered a slot, or a reset removed them: under the lock they stay as read now.
       if (attempt > 0) throw new Error(`The kept lists of ${this.#name} changed under the collection's lock`);
-      this.#learn(registry!.map(([slot, kind, name, ready]) => keptOf({ slot, kind, name, ready })));
+      this.#learn(registry.map(([slot, kind, name, ready]) => keptOf({ slot, kind, name, ready })));
     }
+  }
+
+  /** The statement of `written`: whether the kept slots are still `kept`, with the slots as they are, and the record's rows under them. */
+  #writtenStatement(record: StoredRecord, kept: Kept[]): pg.QueryConfig {
+    const registry = "coalesce(json_agg(json_build_array(slot::text, kind, name, ready) ORDER BY slot), '[]') AS registry";
+    // Nothing kept, as far as this process knows: only that is checked.
+    if (kept.length === 0) {
+      return { name: "rest_kept_none", text: `SELECT count(*) = 0 AS fresh, ${registry} FROM rest_kept_lists WHERE collection = $1`, values: [this.#name] };
+    }
+    const rows = this.#rowsOf([record], kept);
+    return {
+      name: "rest_kept_written",
+      text: `WITH kept AS (
+               SELECT coalesce(array_agg(slot ORDER BY slot), '{}') = $3::bigint[] AS fresh, ${registry}
+               FROM rest_kept_lists WHERE collection = $1
+             ), held AS (
+               SELECT r.place, r.parent_id FROM rest_records r, kept WHERE r.collection = $1 AND r.id = $2 AND kept.fresh
+             ), gone AS (
+               DELETE FROM rest_list_filters f USING kept WHERE f.collection = $1 AND f.id = $2 AND kept.fresh AND f.slot <> ALL($4::bigint[])
+             ), filters AS (
+               INSERT INTO rest_list_filters (collection, id, slot, parent_id, place, filter, long_filter)
+               SELECT $1, $2, u.slot, held.parent_id, held.place, u.filter, u.long_filter
+               FROM held, unnest($4::bigint[], $5::text[], $6::text[]) AS u(slot, filter, long_filter)
+               ON CONFLICT (collection, id, slot) DO UPDATE SET filter = excluded.filter, long_filter = excluded.long_filter
+             ), sorts AS (
+               INSERT INTO rest_list_sorts (collection, id, slot, parent_id, sort_key, sort_rest)
+               SELECT $1, $2, u.slot, held.parent_id, u.sort_key, u.sort_rest
+               FROM held, unnest($7::bigint[], $8::bytea[], $9::bytea[]) AS u(slot, sort_key, sort_rest)
+               ON CONFLICT (collection, id, slot) DO UPDATE SET sort_key = excluded.sort_key, sort_rest = excluded.sort_rest
+             )
+             SELECT fresh, registry FROM kept`,
+      values: [
+        this.#name,
+        String(record.id),
+        kept.map((entry) => entry.slot).sort((a, b) => Number(a) - Number(b)),
+        rows.filterSlots,
+        rows.filters,
+        rows.longFilters,
+        rows.sortSlots,
+        rows.sortKeys,
+        rows.sortRests,
+      ],
+    };
   }
 
   /** Forgets what this process read, after a reset removed every kept list. */
