@@ -66,13 +66,9 @@ function keptListStatement(
     const keys = [...texts].map(filterKey);
     const longs = keys.flatMap(({ long }) => (long === null ? [] : [long]));
     const own = `${alias}.slot = ${param(slot.slot, "bigint")}`;
-    if (keys.length === 1 && longs.length === 0) {
-      return `${own} AND ${alias}.filter = ${param(keys[0]!.key, "text")}`;
-    }
+    if (keys.length === 1 && longs.length === 0) return `${own} AND ${alias}.filter = ${param(keys[0]!.key, "text")}`;
     const any = `${own} AND ${alias}.filter = ANY(${param(keys.map(({ key }) => key), "text[]")})`;
-    if (longs.length === 0) {
-      return any;
-    }
+    if (longs.length === 0) return any;
     return `${any} AND (${alias}.long_filter IS NULL OR ${alias}.long_filter = ANY(${param(longs, "text[]")}))`;
   });
   const sortSlot = sort === undefined ? undefined : param(sort.slot, "bigint");
