@@ -88,6 +88,9 @@ export class ListIndexes<R extends StoredRecord> {
 
   /** A record just created, the newest in creation order. */
   added(record: R): void {
+    // Fast path: a collection no filtered or sorted list has asked of walks no Map per write
+    // (docs/benchmarks.md, "Lists at a million records").
+    if (this.#filters.size === 0 && this.#sorts.size === 0) return;
     for (const [member, index] of this.#filters) {
       const text = textOf(record, member);
       if (text === undefined) continue;
@@ -103,6 +106,7 @@ export class ListIndexes<R extends StoredRecord> {
 
   /** A record replaced, keeping its id and its place in creation order. */
   replaced(before: R, after: R): void {
+    if (this.#filters.size === 0 && this.#sorts.size === 0) return;
     for (const [member, index] of this.#filters) {
       const was = textOf(before, member);
       const now = textOf(after, member);
@@ -119,6 +123,7 @@ export class ListIndexes<R extends StoredRecord> {
 
   /** A record about to be deleted, while its place in creation order is still known. */
   removed(record: R): void {
+    if (this.#filters.size === 0 && this.#sorts.size === 0) return;
     for (const [member, index] of this.#filters) {
       const text = textOf(record, member);
       if (text !== undefined) this.#drop(index, text, record.id);
