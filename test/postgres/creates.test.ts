@@ -181,6 +181,20 @@ test("refused creates take no id from the sequence: a 404, a 400 and a 412 leave
   assert.equal((await call(`${server.url}/posts/1/comments`, { method: "POST", json: { body: "c" } })).headers.get("location"), "/comments/1");
 });
 
+test("collections of a resources file whose names need quotes, or pass an identifier's 63 bytes, each number their ids from 1", async (t) => {
+  const url = await cluster.createDatabase();
+  const long = `L${"o".repeat(61)}ng`;
+  const alike = `${long.slice(0, -1)}x`;
+  const resources = { resources: { "Big-Things": {}, [long]: {}, [alike]: {} } };
+  const server = await startServer({ databaseUrl: url, resources });
+  t.after(() => server.close());
+  for (const name of ["Big-Things", long, alike]) {
+    for (const id of [1, 2]) assert.equal((await call(`${server.url}/${name}`, { method: "POST", json: {} })).headers.get("location"), `/${name}/${id}`);
+  }
+  assert.equal((await call(`${server.url}/${long}/1`, { method: "DELETE" })).status, 204);
+  assert.equal((await call(`${server.url}/${long}`, { method: "POST", json: {} })).headers.get("location"), `/${long}/3`);
+});
+
 test("a database of the earlier layout, each collection's counts in its row, is moved once: ids, lists and ETags go on from it", async (t) => {
   const url = await cluster.createDatabase();
   const old = await connect(t, url);

@@ -9,8 +9,8 @@ export const SCHEMA_LOCK = 7_260_412;
 
 /**
  * How many counter rows a collection whose creates run side by side spreads its revision and
- * size over: a write adds to one that no other write holds, so that writers do not queue on
- * one row. Pool connections of the processes beyond this many share rows, and then wait.
+ * size over: a write adds to one that no other write holds, so that writes do not queue on
+ * one row; only when this many are under way in the collection does the next one wait.
  */
 export const STRIPES = 16;
 
