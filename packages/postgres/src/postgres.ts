@@ -408,8 +408,10 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
       read,
       list,
       create: (request) => {
+        // Seed spec part 2, rule 1: a user's id is the count held + 1, which two creates side by side would both count.
         if (resource.ids === "count") return createAlone(request, request.chosenId);
         const given = request.chosenId ?? (resource.ids === "random" ? options.randomId() : undefined);
+        // The rules, asked first: a create whose preconditions are checked against the list's ETag runs alone.
         const outcome = probe(request.decide, askedForListTag, given);
         if (outcome === "asks") return createAlone(request, given);
         return createShared(request, given, outcome === "passes").catch((error: unknown) => {
