@@ -1,6 +1,10 @@
 // Benchmark: requests per second of each store in one run: memory, the journal, and PostgreSQL with one and with two server processes on one database.
 //
-//   npm run build && npx tsx bench/postgres.ts [--quick]
+//   npm run build && npx tsx bench/postgres.ts [--quick] [--creates] [--stores=pg1,pg2]
+//
+// --creates measures creates only: of users (numbered by count, so one at a time), of posts
+// and of comments of one post (numbered by sequences, side by side); --stores names the
+// stores to run (memory, journal, pg1, pg2).
 //
 // Servers are dist/main.js processes, as deployed. PostgreSQL is a throwaway cluster with
 // its durable settings (fsync and synchronous_commit on, as the journal's FSYNC=always),
@@ -18,6 +22,8 @@ import { startCluster } from "../test/support/postgres.ts";
 import { oneRequestScript } from "./wrk.ts";
 
 const QUICK = process.argv.includes("--quick");
+const CREATES = process.argv.includes("--creates");
+const ONLY = process.argv.find((arg) => arg.startsWith("--stores="))?.slice("--stores=".length).split(",");
 const PLAN = QUICK ? { rounds: 1, seconds: 1, warmup: 1 } : { rounds: 5, seconds: 3, warmup: 1 };
 const CONNECTIONS = 50;
 const NEW_USER = { name: "Grace Hopper", email: "grace@example.com" };
@@ -34,19 +40,29 @@ process.on("exit", () => {
   rmSync(work, { recursive: true, force: true });
 });
 let dirs = 0;
-const STORES: Store[] = [
+const ALL_STORES: Store[] = [
   { key: "memory", name: "memory", processes: 1, env: async () => ({}) },
   { key: "journal", name: "journal (DATA_DIR, FSYNC=always)", processes: 1, env: async () => ({ DATA_DIR: join(work, `data-${++dirs}`) }) },
   { key: "pg1", name: "PostgreSQL, 1 process", processes: 1, env: async () => ({ DATABASE_URL: await cluster.createDatabase() }) },
   { key: "pg2", name: "PostgreSQL, 2 processes on one database", processes: 2, env: async () => ({ DATABASE_URL: await cluster.createDatabase() }) },
 ];
+const STORES = ONLY === undefined ? ALL_STORES : ALL_STORES.filter((store) => ONLY.includes(store.key));
+if (STORES.length === 0) throw new Error(`--stores names none of ${ALL_STORES.map((store) => store.key).join(", ")}`);
 
-type Workload = { name: string; method: "GET" | "POST"; path: string };
-const WORKLOADS: Workload[] = [
-  { name: "GET /users/1", method: "GET", path: "/users/1" },
-  { name: "GET /users", method: "GET", path: "/users" },
-  { name: "POST /users", method: "POST", path: "/users" },
-];
+type Workload = { name: string; method: "GET" | "POST"; path: string; body?: unknown };
+const NEW_USER_POST: Workload = { name: "POST /users", method: "POST", path: "/users", body: NEW_USER };
+const WORKLOADS: Workload[] = CREATES
+  ? [
+      NEW_USER_POST,
+      { name: "POST /posts", method: "POST", path: "/posts", body: { title: "T", body: "B" } },
+      // Post 1 is made as each store starts, in the rounds below.
+      { name: "POST /posts/1/comments", method: "POST", path: "/posts/1/comments", body: { body: "C" } },
+    ]
+  : [
+      { name: "GET /users/1", method: "GET", path: "/users/1" },
+      { name: "GET /users", method: "GET", path: "/users" },
+      NEW_USER_POST,
+    ];
 
 type Running = { url: string; child: ChildProcess };
 
@@ -71,7 +87,7 @@ async function stop(server: Running): Promise<void> {
 
 function script(workload: Workload): string {
   const file = join(work, `${workload.method}-${workload.path.replaceAll("/", "_")}.lua`);
-  writeFileSync(file, oneRequestScript(workload.method, workload.path, workload.method === "POST" ? NEW_USER : undefined));
+  writeFileSync(file, oneRequestScript(workload.method, workload.path, workload.body));
   return file;
 }
 
@@ -116,6 +132,8 @@ for (let round = 0; round < PLAN.rounds; round++) {
   for (const store of order) {
     const env = await store.env();
     const servers = await Promise.all(Array.from({ length: store.processes }, () => start(env)));
+    // The post the comments' workload writes under.
+    if (CREATES) await fetch(`${servers[0]!.url}/posts`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"title":"T","body":"B"}' });
     try {
       for (const workload of WORKLOADS) {
         await measure(servers, workload, PLAN.warmup);

@@ -91,12 +91,25 @@ const LOGGING_PEERS: Peer[] = [
   { key: "json", name: "this server, LOG_FORMAT=json", file: "dist/main.js", seedsOverHttp: true, env: { LOG_FORMAT: "json" } },
 ];
 
+// On Deno and Bun, the runtime's own server too (Deno.serve, Bun.serve): this server's fetch handler on it,
+// and the minimal server written for it, the floor a fetch handler there can reach.
+const NATIVE_PEERS: Peer[] = [
+  { key: "native", name: `this server's fetch handler on ${RUNTIME === "bun" ? "Bun.serve" : "Deno.serve"}`, file: "bench/peers/native-fetch.mjs", seedsOverHttp: false },
+  {
+    key: "minimal-native",
+    name: `minimal ${RUNTIME === "bun" ? "Bun.serve" : "Deno.serve"}`,
+    file: "bench/peers/minimal-native.mjs",
+    seedsOverHttp: false,
+    minimal: true,
+  },
+];
+
 // Fastify is a Node framework: on Deno and Bun the race is this server against the minimal bare one.
 // The minimal bare server with the contract's ETag and X-Request-Id shows what those two headers alone cost the floor.
 const SPEED_PEERS: Peer[] = [
   MINIMAL_PEERS[0]!,
   { key: "ours", name: "this server (dist/)", file: "dist/main.js", seedsOverHttp: true },
-  ...(RUNTIME === "node" ? [MINIMAL_PEERS[1]!] : []),
+  ...(RUNTIME === "node" ? [MINIMAL_PEERS[1]!] : NATIVE_PEERS),
   {
     key: "minimal-headers",
     name: "minimal bare node:http + ETag and X-Request-Id",

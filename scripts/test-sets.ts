@@ -7,6 +7,7 @@ export const SYSTEM_TESTS: readonly string[] = [
   "test/browser/cors.test.ts",
   "test/journal/strace.test.ts",
   "test/journal/strace-server.test.ts",
+  "test/postgres/creates.test.ts",
   "test/postgres/server.test.ts",
   "test/process/promtool.test.ts",
 ];

@@ -1,7 +1,7 @@
 // White-box tests of src/memory/collection.ts: Collection id policies and paging, ChildIndex, takePage.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ChildIndex, Collection, takePage, type StoredRecord } from "../../src/store/memory/collection.ts";
+import { ChildIndex, Collection, KEPT_READS, takePage, type StoredRecord } from "../../src/store/memory/collection.ts";
 import type { RecordId } from "../../src/store/records.ts";
 
 function ids(records: readonly StoredRecord[]): RecordId[] {
@@ -297,6 +297,23 @@ test("Collection.readView gives a record's ETag and JSON text, made once per ver
   assert.equal(users.readView(1)!.text, '{"id":1,"name":"C"}');
   users.clear();
   assert.equal(users.readView(1), undefined);
+});
+
+test("Collection keeps at most KEPT_READS reads, letting go of the oldest first", () => {
+  const users = seeded("count", KEPT_READS + 1);
+  const oldest = users.readView(1)!;
+  const second = users.readView(2)!;
+  for (let id = 3; id <= KEPT_READS; id++) users.readView(id);
+  assert.equal(users.readView(1), oldest, "below the bound every read is kept");
+  // One more read than the bound: the first kept (record 1) goes, and record 2 stays.
+  const newest = users.readView(KEPT_READS + 1)!;
+  assert.equal(users.readView(2), second);
+  assert.equal(users.readView(KEPT_READS + 1), newest);
+  const again = users.readView(1)!;
+  assert.notEqual(again, oldest, "a read let go of is made again");
+  assert.deepEqual(again, oldest, "with the same ETag and text");
+  // Making it again let go of the next oldest, record 2.
+  assert.notEqual(users.readView(2), second);
 });
 
 test("Collection.listText is the whole list's JSON text, kept from one read to the next and new after every write", () => {

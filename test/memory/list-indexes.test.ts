@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Collection } from "../../src/store/memory/collection.ts";
-import { MAX_FILTER_INDEXES, MAX_SORT_ORDERS } from "../../src/store/memory/list-indexes.ts";
+import { ListIndexes, MAX_FILTER_INDEXES, MAX_SORT_ORDERS, SMALL_SORT_VALUE } from "../../src/store/memory/list-indexes.ts";
 import { type ListQuery, selectPage, type SortKey } from "../../src/store/query.ts";
 import type { StoredRecord } from "../../src/store/records.ts";
 
@@ -17,7 +17,10 @@ function random(seed: number): () => number {
 
 // Members with few values, so that filters match several records; some records lack some.
 const MEMBERS = ["role", "team", "level", "tag", "name", "a", "b", "c", "d", "e"];
-const VALUES: unknown[] = ["x", "y", "z", 1, 2, "1", true, null, { n: 1 }, ["x"], "é", "\ud83d\ude00"];
+// Two values past SMALL_SORT_VALUE, which no kept order holds: writing one drops the order.
+const BIG_TEXT = "x".repeat(300);
+const BIG_OBJECT = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
+const VALUES: unknown[] = ["x", "y", "z", 1, 2, "1", true, null, { n: 1 }, ["x"], "é", "\ud83d\ude00", BIG_TEXT, BIG_OBJECT];
 
 function query(pick: () => number, filters: Array<[string, string[]]>, sort: SortKey[]): ListQuery {
   const offset = Math.floor(pick() * 6);
@@ -80,5 +83,57 @@ test("past the kept indexes, filters and sorts are answered by a scan, still exa
   for (let m = 0; m < MAX_SORT_ORDERS + 3; m++) {
     const filtered = query(() => 0.1, [[`m${m}`, ["1"]]], [{ member: "m0", descending: false }]);
     assert.deepEqual(collection.select(filtered), selectPage(all(), filtered));
+  }
+});
+
+test("a sort is kept only while every value under its keys is small, so that no write makes a large value comparable again and again", () => {
+  const records = new Map<number, StoredRecord>();
+  const indexes = new ListIndexes<StoredRecord>((id) => id as number);
+  const all = () => [...records.values()];
+  const add = (record: StoredRecord) => {
+    records.set(record.id as number, record);
+    indexes.added(record);
+  };
+  const byMember = (member: string) => query(() => 0, [], [{ member, descending: false }]);
+  // The page from the kept order, or undefined where the sort is left to a scan.
+  const sorted = (member: string) => indexes.select(byMember(member), all, (id) => records.get(id as number)!);
+  for (let id = 1; id <= 20; id++) add({ id, name: `n${id % 7}`, nested: { a: [id, "x"] } });
+  // A value at the bound is small; one past it is not.
+  add({ id: 21, name: "y".repeat(SMALL_SORT_VALUE - 1), nested: { b: "z".repeat(SMALL_SORT_VALUE) } });
+  assert.deepEqual(sorted("name"), selectPage(all(), byMember("name")));
+  assert.equal(indexes.sortsKept, 1, "every name is small: its order is kept");
+  assert.equal(sorted("nested"), undefined, "a nested value past the bound: that sort is answered by a scan");
+  assert.equal(indexes.sortsKept, 1);
+  // A write of a large name drops the kept order; the next sort by name is sorted, and exact.
+  const before = records.get(3)!;
+  const after = { id: 3, name: "w".repeat(SMALL_SORT_VALUE + 1) };
+  records.set(3, after);
+  indexes.replaced(before, after);
+  assert.equal(indexes.sortsKept, 0);
+  assert.equal(sorted("name"), undefined, "not kept again while the large name is held");
+  assert.equal(indexes.sortsKept, 0);
+  // So does a create of one, and once the large values are gone the order is kept again.
+  records.set(3, before);
+  indexes.replaced(after, before);
+  assert.deepEqual(sorted("name"), selectPage(all(), byMember("name")));
+  assert.equal(indexes.sortsKept, 1);
+  add({ id: 22, name: ["n", { deep: "v".repeat(SMALL_SORT_VALUE) }] });
+  assert.equal(indexes.sortsKept, 0);
+});
+
+test("a filter with several texts merges only the id lists it needs, in creation order", () => {
+  const collection = new Collection("sequence");
+  for (let id = 1; id <= 300; id++) collection.insert({ id, flag: id % 3 === 0, tag: `t${id % 5}` });
+  const all = () => collection.page(0, Infinity);
+  for (const [offset, limit] of [[0, 5], [97, 10], [190, Infinity], [0, Infinity], [250, 100]] as const) {
+    for (const filters of [
+      [["flag", ["true", "false"]]],
+      [["tag", ["t1", "t3", "t4", "t9"]]],
+      [["tag", ["t1", "t3"]], ["flag", ["true"]]],
+      [["flag", ["true", "false"]], ["tag", ["t0", "t2", "t4"]]],
+    ] as Array<Array<[string, string[]]>>) {
+      const list: ListQuery = { offset, limit, sort: [], filters: new Map(filters.map(([member, texts]) => [member, new Set(texts)])), kept: [] };
+      assert.deepEqual(collection.select(list), selectPage(all(), list), JSON.stringify({ filters, offset, limit }));
+    }
   }
 });

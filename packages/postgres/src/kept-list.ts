@@ -15,7 +15,7 @@ export type KeptListContext = {
   run: (config: pg.QueryConfig) => Promise<pg.QueryResult<KeptListRow>>;
 };
 
-/** The statement's row: the collection's revision, the list's size, whether the parent is held, how many of the slots are kept still, and the page. */
+/** The statement's row: the collection's revision (the sum of its counter rows), the list's size, whether the parent is held, how many of the slots are kept still, and the page. */
 type KeptListRow = { revision: string; total: string; found: boolean; kept: string; items: string };
 
 /**
@@ -100,7 +100,7 @@ function keptListStatement(
     text: `SELECT c.revision, ${total} AS total, ${found} AS found,
              (SELECT count(*) FROM rest_kept_lists WHERE slot = ANY($4::bigint[]) AND ready) AS kept,
              (SELECT '[' || coalesce(string_agg(p.body, ',' ORDER BY ${order}), '') || ']' FROM (${page}) p) AS items
-           FROM rest_collections c WHERE c.name = $1`,
+           FROM (SELECT sum(revision) AS revision, sum(size) AS size FROM rest_counters WHERE collection = $1) c`,
     values,
   };
 }

@@ -97,7 +97,7 @@ export class KeptLists {
     const find = () => wanted.map(({ kind, name }) => this.#known?.get(`${kind} ${name}`));
     if (reread || this.#known === undefined || find().some((entry) => entry?.ready !== true)) {
       this.#learn(await this.#read((config) => this.#database.query(config)));
-      // A registration takes the collection's lock, which writes wait for: only when one has room.
+      // A registration holds every counter row of the collection, which writes wait for: only when one has room.
       const missing = wanted.filter(({ kind, name }) => !this.#known!.has(`${kind} ${name}`));
       if (missing.some(({ kind }) => this.#count(kind) < this.#bound(kind))) await this.#register(missing);
       const unready = find().filter((entry): entry is Kept => entry !== undefined && !entry.ready);
@@ -117,11 +117,11 @@ export class KeptLists {
 
   /**
    * Keeps a created or replaced record's rows, inside the write's transaction. It must come
-   * after the write's update of the collection's row: that row's lock orders it with any
-   * registration (which takes the same lock), so either the registration's fill saw this
-   * record, or this statement sees the registration. The slots this process knows are checked
-   * against the table in the same statement; where another process changed them, they are
-   * read and the rows written again.
+   * after the write took its counter row: a registration takes them all, so either it came
+   * first, and this statement sees its slots, or this write commits before it, and the fill
+   * that follows it reads this record. The slots this process knows are checked against the
+   * table in the same statement; where another process changed them, they are read and the
+   * rows written again.
    */
   async written(client: pg.PoolClient, record: StoredRecord): Promise<void> {
     for (let attempt = 0; ; attempt++) {
@@ -130,8 +130,8 @@ export class KeptLists {
       );
       const { fresh, registry } = rows[0]!;
       if (fresh) return;
-      // Another process registered a slot, or a reset removed them: under the lock they stay as read now.
-      if (attempt > 0) throw new Error(`The kept lists of ${this.#name} changed under the collection's lock`);
+      // Another process registered a slot, or a reset removed them: while this write holds its counter row, they stay as read now.
+      if (attempt > 0) throw new Error(`The kept lists of ${this.#name} changed while a write held its counter row`);
       this.#learn(registry.map(([slot, kind, name, ready]) => keptOf({ slot, kind, name, ready })));
     }
   }
@@ -186,13 +186,19 @@ export class KeptLists {
 
   /**
    * Registers the wanted slots the bound still allows, not yet filled, in a transaction that
-   * holds the collection's row as writes do. That orders it with every write: one whose
-   * statement in `written` came first has committed before this begins, so the fill, which
-   * starts after it, reads its record; every later one sees the slot and writes its rows.
+   * holds every counter row of the collection, as a create that runs alone does. Every write
+   * holds one of them from its first statement to its commit, so this orders the registration
+   * with each: one that came first has committed before this begins, and the fill, which
+   * starts after it, reads its record; every later one sees the slot in `written` and writes
+   * its rows.
    */
   async #register(wanted: Array<{ kind: Kept["kind"]; name: string }>): Promise<void> {
     const registry = await this.#database.transaction(async (client) => {
-      await client.query({ name: "rest_kept_lock", text: "SELECT 1 FROM rest_collections WHERE name = $1 FOR NO KEY UPDATE", values: [this.#name] });
+      await client.query({
+        name: "rest_kept_lock",
+        text: "SELECT 1 FROM rest_counters WHERE collection = $1 ORDER BY stripe FOR NO KEY UPDATE",
+        values: [this.#name],
+      });
       const held = await this.#read((config) => client.query(config));
       const added: Kept[] = [];
       for (const { kind, name } of wanted) {

@@ -1,8 +1,10 @@
-// The PostgreSQL store: every collection in two tables, each write one transaction that runs the resource's rules under row locks.
+// The PostgreSQL store: every collection in three tables, each write one transaction that runs the resource's rules under row locks.
 import pg from "pg";
 import type {
   CollectionName,
   CollectionStore,
+  CreateContext,
+  CreateRequest,
   RecordId,
   Current,
   DatabaseStoreOptions,
@@ -15,7 +17,7 @@ import type {
   StoredRecord,
   Written,
 } from "rest-reference-server";
-import { createSchema } from "./schema.ts";
+import { addCollections, type CollectionLayout, createSchema, idSequence, STRIPES } from "./schema.ts";
 import { forgetKeptLists, KeptLists } from "./kept.ts";
 import { listKept, SCAN } from "./kept-list.ts";
 
@@ -32,9 +34,6 @@ export const ATTEMPTS = 5;
 
 type Client = pg.PoolClient;
 
-/** A collection row as a write locks it. */
-type Counters = { revision: number; size: number; highestId: number };
-
 /** An error a resource's rules threw: answered as it is, after the transaction is rolled back. */
 class Refusal {
   readonly error: unknown;
@@ -42,6 +41,9 @@ class Refusal {
     this.error = error;
   }
 }
+
+/** Thrown by the list's ETag that a create running side by side with others offers: the create is run again, alone (createAlone). */
+class NeedsExactList {}
 
 /**
  * Opens the store of the database at `url`: creates the schema if it is missing (safe when
@@ -76,19 +78,13 @@ function ignore(): void {}
 
 /** Creates the schema and the collection rows, and loads the starting records into a new database; answers each collection's epoch. */
 async function initialise(pool: pg.Pool, options: DatabaseStoreOptions): Promise<Map<string, string>> {
-  const names = Object.keys(options.resources);
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
     await createSchema(client);
-    const epoch = options.newEpoch();
-    // Inserted only where missing: a database that holds the rows already keeps its data.
-    const inserted = await client.query(
-      "INSERT INTO rest_collections (name, rank, epoch) SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) ON CONFLICT (name) DO NOTHING",
-      [names, names.map((_, rank) => rank), names.map(() => epoch)],
-    );
-    if (inserted.rowCount === names.length) {
-      await load(client, options, new Map(names.map((name) => [name, 0])));
+    const fresh = await addCollections(client, layoutsOf(options.resources), options.newEpoch());
+    if (fresh) {
+      await load(client, options);
     } else if (options.seeded) {
       options.warn("The database holds data already, so the seed was not loaded; a seed fills only a new database");
     }
@@ -102,17 +98,37 @@ async function initialise(pool: pg.Pool, options: DatabaseStoreOptions): Promise
   }
 }
 
+/** How the schema keeps each collection. */
+function layoutsOf(resources: Collections): CollectionLayout[] {
+  return (Object.values(resources) as CollectionDefinition[]).map((resource) => ({
+    name: resource.name,
+    stripes: stripesOf(resource),
+    sequence: resource.ids === "sequence",
+  }));
+}
+
 /**
- * Holds the starting records (or `starting`, records a reset loads instead), parents first, after every collection was emptied: each
- * collection's revision goes up by one for the clear and one per record, as in memory.
+ * How many counter rows a collection has: one where every create takes them all anyway
+ * (`count` ids are the records held + 1, seed spec part 2 rule 1, so its creates run one at a
+ * time), STRIPES where creates run side by side.
  */
-async function load(client: Client, options: DatabaseStoreOptions, revisions: Map<string, number>, starting = options.starting): Promise<void> {
-  for (const [name, before] of revisions) {
-    const collection = name as CollectionName;
-    const records = starting[collection] ?? [];
-    let revision = before + 1;
-    const versions = records.map(() => ++revision);
-    const parentKey = options.resources[collection]!.parent?.key;
+function stripesOf(resource: CollectionDefinition): number {
+  return resource.ids === "count" ? 1 : STRIPES;
+}
+
+/**
+ * Holds the starting records (or `starting`, records a reset loads instead), parents first,
+ * in collections that were emptied: versions from rest_versions, so that no ETag given before
+ * is given again; each list's revision raised; each id sequence started again after the
+ * highest id held (ALTER SEQUENCE, unlike setval, is undone if the transaction is).
+ */
+async function load(client: Client, options: DatabaseStoreOptions, starting = options.starting): Promise<void> {
+  for (const resource of Object.values(options.resources) as CollectionDefinition[]) {
+    const { name } = resource;
+    const records = starting[name] ?? [];
+    const taken = await client.query<{ version: string }>("SELECT nextval('rest_versions') AS version FROM generate_series(1, $1)", [records.length]);
+    const versions = taken.rows.map((row) => Number(row.version)).sort((a, b) => a - b);
+    const parentKey = resource.parent?.key;
     await client.query(
       `INSERT INTO rest_records (collection, id, parent_id, place, version, body)
        SELECT $1, id, parent_id, version, version, body FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[]) AS t(id, parent_id, version, body)`,
@@ -124,9 +140,16 @@ async function load(client: Client, options: DatabaseStoreOptions, revisions: Ma
         records.map((record) => JSON.stringify(record)),
       ],
     );
-    // The highest whole-number id: a sequence goes on from it (string ids have none).
-    const highest = records.reduce((most, { id }) => (typeof id === "number" ? Math.max(most, id) : most), 0);
-    await client.query("UPDATE rest_collections SET revision = $2, size = $3, highest_id = $4 WHERE name = $1", [name, revision, records.length, highest]);
+    // The list's size is all in the first row; every row's revision goes up, so their sum does.
+    await client.query("UPDATE rest_counters SET revision = revision + 1, size = CASE stripe WHEN 0 THEN $2::bigint ELSE 0 END WHERE collection = $1", [
+      name,
+      records.length,
+    ]);
+    if (resource.ids === "sequence") {
+      // The highest whole-number id: the sequence goes on from it.
+      const highest = records.reduce((most, { id }) => (typeof id === "number" ? Math.max(most, id) : most), 0);
+      await client.query(`ALTER SEQUENCE ${idSequence(name)} RESTART WITH ${highest + 1}`);
+    }
   }
 }
 
@@ -210,29 +233,150 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     const { name } = resource;
     const epoch = epochs.get(name)!;
     const parent = resource.parent;
+    const stripes = stripesOf(resource);
+    const sequence = resource.ids === "sequence" ? idSequence(name) : null;
     const tagOf = (version: number) => entityTag(epoch, version);
-    // This collection and every one below it, parents first: what a delete locks.
-    const tree = descendants(resource).map((part) => part.name);
+    // This collection and every one below it: what a delete changes.
+    const tree = descendants(resource);
+    const treeNames = tree.map((part) => part.name);
+    const treeStripes = tree.map(stripesOf);
     // Its filtered members and sorts kept in tables, so that such lists use indexes (docs/postgres.md).
     const kept = new KeptLists(resource, options, { transaction, session, query: (config) => pool.query(config).catch(failed) });
     keptLists.push(kept);
 
-    /** Locks the collection's row against other writes to it (a write of a parent, or a create below it, may go on). */
-    const lockOwn = async (client: Client): Promise<Counters> => {
-      const { rows } = await client.query<{ revision: string; size: string; highest_id: string }>({
-        name: "rest_lock_write",
-        text: "SELECT revision, size, highest_id FROM rest_collections WHERE name = $1 FOR NO KEY UPDATE",
+    /**
+     * Adds a write to one of the collection's counter rows (the list's revision + 1, its size
+     * + `grows`), held until the commit: the first that no other write holds, starting from
+     * this connection's own, so that writes of the collection run side by side. It waits, for
+     * its own row, only when every row is held: by as many writes, or by a create that needs
+     * the collection to stand still (createAlone), or by a reset.
+     */
+    const claim = async (client: Client, grows: number): Promise<void> => {
+      const values = [name, stripes, grows];
+      const free = await client.query({
+        name: "rest_claim",
+        text: `UPDATE rest_counters SET revision = revision + 1, size = size + $3
+               WHERE (collection, stripe) = (SELECT collection, stripe FROM rest_counters WHERE collection = $1
+                                             ORDER BY (stripe + $2 - pg_backend_pid() % $2) % $2 LIMIT 1 FOR NO KEY UPDATE SKIP LOCKED)`,
+        values,
+      });
+      if (free.rowCount === 0) {
+        await client.query({
+          name: "rest_claim_own",
+          text: "UPDATE rest_counters SET revision = revision + 1, size = size + $3 WHERE collection = $1 AND stripe = pg_backend_pid() % $2",
+          values,
+        });
+      }
+    };
+
+    /**
+     * Takes every counter row of the collection, in order, waiting for the writes that hold
+     * one: until the commit no other write of the collection runs, so its revision and size,
+     * answered here, stay exact.
+     */
+    const lockAll = async (client: Client): Promise<{ revision: number; size: number }> => {
+      const { rows } = await client.query<{ revision: string; size: string }>({
+        name: "rest_lock_all",
+        text: "SELECT sum(revision) AS revision, sum(size) AS size FROM (SELECT revision, size FROM rest_counters WHERE collection = $1 ORDER BY stripe FOR NO KEY UPDATE) c",
         values: [name],
       });
       const row = rows[0]!;
-      return { revision: Number(row.revision), size: Number(row.size), highestId: Number(row.highest_id) };
+      return { revision: Number(row.revision), size: Number(row.size) };
     };
 
-    /** The record with this id as a replace or delete sees it; the collection's lock keeps it from changing meanwhile. */
-    const currentOf = async (client: Client, id: RecordId): Promise<Current> => {
+    /**
+     * What a create's rules see, in one statement after its counter rows are taken: whether
+     * the parent is held, locked FOR KEY SHARE until the commit (which a delete's FOR UPDATE
+     * of it waits for, and the other way round); the id, `given` or, if `take`, the next of
+     * the collection's sequence (taken only where the parent is held and the rules pass,
+     * since a sequence does not take a number back when a transaction rolls back); and
+     * whether a record holds that id.
+     */
+    const check = async (client: Client, parentId: RecordId | undefined, given: RecordId | undefined, take: boolean): Promise<Checked> => {
+      const { rows } = await client.query<{ found: boolean; id: string | null; taken: boolean }>({
+        name: "rest_check",
+        text: `WITH parent AS MATERIALIZED (SELECT 1 FROM rest_records WHERE collection = $3 AND id = $4 FOR KEY SHARE),
+                    held AS MATERIALIZED (SELECT $3::text IS NULL OR EXISTS (SELECT 1 FROM parent) AS found),
+                    chosen AS MATERIALIZED (SELECT found, CASE WHEN found AND $5::text IS NOT NULL THEN nextval($5::regclass)::text ELSE $2 END AS id FROM held)
+               SELECT found, id, EXISTS (SELECT 1 FROM rest_records r WHERE r.collection = $1 AND r.id = chosen.id) AS taken FROM chosen`,
+        values: [name, given === undefined ? null : String(given), parent?.resource.name ?? null, parentId === undefined ? null : String(parentId), take ? sequence : null],
+      });
+      const row = rows[0]!;
+      return { found: row.found, id: given ?? (row.id === null ? undefined : Number(row.id)), taken: row.taken };
+    };
+
+    /**
+     * Runs the rules on what `check` saw and inserts the record they return, with a version
+     * from rest_versions (its ETag, and its place in creation order). `counted` also adds the
+     * create to the collection's counter row, for a create that holds them all.
+     */
+    const insert = async (client: Client, { parentId, decide }: CreateRequest, checked: Checked, listTag: () => string, counted: boolean): Promise<Written> => {
+      let context: CreateContext = { parentFound: checked.found, listTag, id: checked.id ?? 0, taken: checked.taken };
+      let record = refusing(() => decide(context));
+      if (checked.id === undefined) {
+        // Rules that refused the create with its parent held and its id free let it pass now: it takes its number here.
+        const { rows } = await client.query<{ id: string }>({ name: "rest_next_id", text: "SELECT nextval($1::regclass)::text AS id", values: [sequence] });
+        context = { ...context, id: Number(rows[0]!.id) };
+        record = refusing(() => decide(context));
+      }
+      const values = [name, String(record.id), parent === undefined ? null : String(record[parent.key]), JSON.stringify(record)];
+      const { rows } = counted
+        ? await client.query<{ version: string }>({
+            name: "rest_insert_counted",
+            text: `WITH inserted AS (
+                     INSERT INTO rest_records (collection, id, parent_id, place, version, body)
+                     SELECT $1, $2, $3, v, v, $4 FROM nextval('rest_versions') AS v ON CONFLICT (collection, id) DO NOTHING RETURNING version),
+                   counted AS (UPDATE rest_counters SET revision = revision + 1, size = size + 1 WHERE collection = $1 AND stripe = pg_backend_pid() % $5)
+                   SELECT version FROM inserted`,
+            values: [...values, stripes],
+          })
+        : await client.query<{ version: string }>({
+            name: "rest_insert",
+            text: `INSERT INTO rest_records (collection, id, parent_id, place, version, body)
+                   SELECT $1, $2, $3, v, v, $4 FROM nextval('rest_versions') AS v ON CONFLICT (collection, id) DO NOTHING RETURNING version`,
+            values,
+          });
+      if (rows.length === 0) {
+        // A create of the same id, chosen by its client, committed since the check: a 409 in the rules' words.
+        refusing(() => decide({ ...context, taken: true }));
+        throw new TypeError(`The rules of ${name} let a create of the taken id ${String(record.id)} pass`);
+      }
+      await kept.written(client, record);
+      return { record, tag: tagOf(Number(rows[0]!.version)) };
+    };
+
+    /**
+     * A create that runs side by side with the collection's other writes: it holds one counter
+     * row. Its rules must not ask for the list's ETag, which only a collection standing still
+     * gives exactly; if they do, the create is run again, alone.
+     */
+    const createShared = (request: CreateRequest, given: RecordId | undefined, passes: boolean): Promise<Written> =>
+      transaction(async (client) => {
+        await claim(client, 1);
+        const checked = await check(client, request.parentId, given, passes && given === undefined);
+        return insert(client, request, checked, askedForListTag, false);
+      });
+
+    /**
+     * A create for which the collection stands still: one whose id is the count of records held
+     * + 1, or whose rules check the list's ETag (If-Match, If-None-Match), which must be the
+     * ETag of the list it is added to, with no other create between.
+     */
+    const createAlone = (request: CreateRequest, given: RecordId | undefined): Promise<Written> =>
+      transaction(async (client) => {
+        const { revision, size } = await lockAll(client);
+        const listTag = () => tagOf(revision);
+        // Seed spec part 2, rule 1 for `count`: records held + 1.
+        const id = given ?? (resource.ids === "count" ? size + 1 : undefined);
+        const take = id === undefined && probe(request.decide, listTag) === "passes";
+        return insert(client, request, await check(client, request.parentId, id, take), listTag, true);
+      });
+
+    /** The record with this id as a replace or delete sees it, locked (`lock`) until the commit so that it cannot change meanwhile. */
+    const currentOf = async (client: Client, id: RecordId, lock: "FOR NO KEY UPDATE" | "FOR UPDATE"): Promise<Current> => {
       const { rows } = await client.query<{ version: string; body: string }>({
-        name: "rest_current",
-        text: "SELECT version, body FROM rest_records WHERE collection = $1 AND id = $2",
+        name: lock === "FOR UPDATE" ? "rest_current_delete" : "rest_current_replace",
+        text: `SELECT version, body FROM rest_records WHERE collection = $1 AND id = $2 ${lock}`,
         values: [name, id],
       });
       const row = rows[0];
@@ -272,7 +416,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
             text: `SELECT c.revision, c.size AS total, true AS found,
                      (SELECT '[' || coalesce(string_agg(p.body, ',' ORDER BY p.place), '') || ']'
                         FROM (SELECT body, place FROM rest_records WHERE collection = $1 ORDER BY place OFFSET $2 LIMIT $3) p) AS items
-                   FROM rest_collections c WHERE c.name = $1`,
+                   FROM (SELECT sum(revision) AS revision, sum(size) AS size FROM rest_counters WHERE collection = $1) c`,
             values: [name, offset, limit],
           })
         : pool.query<ListRow>({
@@ -282,7 +426,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
                      EXISTS (SELECT 1 FROM rest_records WHERE collection = $4 AND id = $5) AS found,
                      (SELECT '[' || coalesce(string_agg(p.body, ',' ORDER BY p.place), '') || ']'
                         FROM (SELECT body, place FROM rest_records WHERE collection = $1 AND parent_id = $5 ORDER BY place OFFSET $2 LIMIT $3) p) AS items
-                   FROM rest_collections c WHERE c.name = $1`,
+                   FROM (SELECT sum(revision) AS revision FROM rest_counters WHERE collection = $1) c`,
             values: [name, offset, limit, parent.resource.name, parentId],
           }),
       ).catch(failed);
@@ -297,82 +441,56 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     return {
       read,
       list,
-      create: ({ parentId, chosenId, decide }) =>
-        transaction(async (client): Promise<Written> => {
-          // The parent's collection first (rank order): a delete there, which would take the
-          // parent away, waits for this create, or this create for it.
-          if (parent !== undefined) {
-            await client.query({
-              name: "rest_lock_parent",
-              text: "SELECT 1 FROM rest_collections WHERE name = $1 FOR KEY SHARE",
-              values: [parent.resource.name],
-            });
-          }
-          const { revision, size, highestId } = await lockOwn(client);
-          // Seed spec part 2, rule 1 for `count` (records held + 1); a sequence never gives an id twice.
-          const id = chosenId ?? (resource.ids === "count" ? size + 1 : resource.ids === "random" ? options.randomId() : highestId + 1);
-          const { rows } = await client.query<{ taken: boolean; found: boolean }>({
-            name: "rest_check",
-            text: `SELECT EXISTS (SELECT 1 FROM rest_records WHERE collection = $1 AND id = $2) AS taken,
-                          EXISTS (SELECT 1 FROM rest_records WHERE collection = $3 AND id = $4) AS found`,
-            values: [name, String(id), parent?.resource.name ?? name, String(parentId ?? "")],
-          });
-          const { taken, found } = rows[0]!;
-          const record = refusing(() => decide({ parentFound: parent === undefined || found, listTag: () => tagOf(revision), id, taken }));
-          const version = revision + 1;
-          await client.query({
-            name: "rest_insert",
-            text: `WITH inserted AS (
-                     INSERT INTO rest_records (collection, id, parent_id, place, version, body) VALUES ($1, $2, $3, $4, $4, $5))
-                   UPDATE rest_collections SET revision = $4, size = size + 1, highest_id = GREATEST(highest_id, $6) WHERE name = $1`,
-            values: [
-              name,
-              String(record.id),
-              parent === undefined ? null : String(record[parent.key]),
-              version,
-              JSON.stringify(record),
-              typeof record.id === "number" ? record.id : 0,
-            ],
-          });
-          await kept.written(client, record);
-          return { record, tag: tagOf(version) };
-        }),
+      create: (request) => {
+        // Seed spec part 2, rule 1: a user's id is the count held + 1, which two creates side by side would both count.
+        if (resource.ids === "count") return createAlone(request, request.chosenId);
+        const given = request.chosenId ?? (resource.ids === "random" ? options.randomId() : undefined);
+        // The rules, asked first: a create whose preconditions are checked against the list's ETag runs alone.
+        const outcome = probe(request.decide, askedForListTag, given);
+        if (outcome === "asks") return createAlone(request, given);
+        return createShared(request, given, outcome === "passes").catch((error: unknown) => {
+          if (error instanceof NeedsExactList) return createAlone(request, given);
+          throw error;
+        });
+      },
       replace: (id, decide) =>
         transaction(async (client): Promise<Written> => {
-          const { revision } = await lockOwn(client);
-          const current = await currentOf(client, id);
+          await claim(client, 0);
+          const current = await currentOf(client, id, "FOR NO KEY UPDATE");
           // Keeps its place (creation order) and its parent; a new version.
           const record = refusing(() => decide(current));
-          const version = revision + 1;
-          await client.query({
+          const { rows } = await client.query<{ version: string }>({
             name: "rest_replace",
-            text: `WITH replaced AS (UPDATE rest_records SET body = $3, version = $4 WHERE collection = $1 AND id = $2)
-                   UPDATE rest_collections SET revision = $4 WHERE name = $1`,
-            values: [name, id, JSON.stringify(record), version],
+            text: "UPDATE rest_records SET body = $3, version = nextval('rest_versions') WHERE collection = $1 AND id = $2 RETURNING version",
+            values: [name, id, JSON.stringify(record)],
           });
           await kept.written(client, record);
-          return { record, tag: tagOf(version) };
+          return { record, tag: tagOf(Number(rows[0]!.version)) };
         }),
       remove: (id, decide) =>
         transaction(async (client) => {
-          // This collection and those below it, parents first: the order every write takes them in.
+          // A counter row of this collection and of each below it, in rank order, before any record.
           await client.query({
-            name: "rest_lock_tree",
-            text: "SELECT name FROM rest_collections WHERE name = ANY($1) ORDER BY rank FOR UPDATE",
-            values: [tree],
+            name: "rest_claim_tree",
+            text: `SELECT 1 FROM rest_counters c
+                     JOIN unnest($1::text[], $2::int[]) AS t(name, stripes) ON c.collection = t.name AND c.stripe = pg_backend_pid() % t.stripes
+                     JOIN rest_collections r ON r.name = c.collection
+                   ORDER BY r.rank, r.name FOR NO KEY UPDATE OF c`,
+            values: [treeNames, treeStripes],
           });
-          const current = await currentOf(client, id);
+          const current = await currentOf(client, id, "FOR UPDATE");
           refusing(() => decide(current));
           const removed = new Map<string, number>([[name, 1]]);
           await client.query({ name: "rest_delete", text: "DELETE FROM rest_records WHERE collection = $1 AND id = $2", values: [name, id] });
           await removeChildren(client, resource, [id], removed);
-          for (const [collection, count] of removed) {
+          for (const [index, collection] of treeNames.entries()) {
+            const count = removed.get(collection) ?? 0;
             if (count === 0) continue;
-            // A list's version moves on with each record deleted, and a new record's version stays above every one given.
+            // A list's version moves on with each record deleted.
             await client.query({
               name: "rest_removed",
-              text: "UPDATE rest_collections SET revision = revision + $2, size = size - $2 WHERE name = $1",
-              values: [collection, count],
+              text: "UPDATE rest_counters SET revision = revision + $2, size = size - $2 WHERE collection = $1 AND stripe = pg_backend_pid() % $3",
+              values: [collection, count, treeStripes[index]],
             });
           }
         }),
@@ -383,12 +501,11 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     collection: (name) => collections.get(name)!,
     reset: (records) =>
       transaction(async (client) => {
-        const { rows } = await client.query<{ name: string; revision: string }>(
-          "SELECT name, revision FROM rest_collections ORDER BY rank FOR UPDATE",
-        );
+        // Every counter row, in rank order: every write holds one from its first statement, so the reset waits for those under way and holds off the rest.
+        await client.query("SELECT 1 FROM rest_counters c JOIN rest_collections r ON r.name = c.collection ORDER BY r.rank, r.name, c.stripe FOR UPDATE OF c");
         await forgetKeptLists(client, keptLists);
         await client.query("DELETE FROM rest_records");
-        await load(client, options, new Map(rows.map((row) => [row.name, Number(row.revision)])), records);
+        await load(client, options, records);
       }),
     snapshot: async () => {
       // One statement, so one consistent snapshot of every collection.
@@ -401,7 +518,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
       return copy as Snapshot;
     },
     counts: async () => {
-      const { rows } = await pool.query<{ name: string; size: string }>("SELECT name, size FROM rest_collections").catch(failed);
+      const { rows } = await pool.query<{ name: string; size: string }>("SELECT collection AS name, sum(size) AS size FROM rest_counters GROUP BY collection").catch(failed);
       const counts = {} as Record<CollectionName, number>;
       for (const row of rows) counts[row.name as CollectionName] = Number(row.size);
       return counts;
@@ -412,6 +529,28 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     ),
     close: () => pool.end(),
   };
+}
+
+/** What a create's check saw: whether the parent is held, the id (none where the sequence's number was not taken) and whether it is taken. */
+type Checked = { found: boolean; id: RecordId | undefined; taken: boolean };
+
+/** The list's ETag offered to the rules of a create that runs side by side with others: asking for it runs the create again, alone. */
+function askedForListTag(): never {
+  throw new NeedsExactList();
+}
+
+/**
+ * How a create's rules answer were its parent held and its id free (`id`, or a stand-in):
+ * whether they ask for the list's ETag (`askedForListTag`), let it pass, or refuse it.
+ * They are synchronous and change nothing, so asking them first costs no statement.
+ */
+function probe(decide: CreateRequest["decide"], listTag: () => string, id: RecordId = 0): "asks" | "passes" | "refuses" {
+  try {
+    decide({ parentFound: true, listTag, id, taken: false });
+    return "passes";
+  } catch (error) {
+    return error instanceof NeedsExactList ? "asks" : "refuses";
+  }
 }
 
 /** One list query's row: the collection's revision, the list's size, whether its parent is held, and the page as JSON text. */

@@ -12,6 +12,13 @@ import { isPlain, type ListQuery, selectPage } from "../query.ts";
 
 export type { IdPolicy, ReadView, StoredRecord };
 
+/**
+ * The most reads a collection keeps (readView): about 330 bytes each for a small record, so at
+ * most about 21 MB, where keeping every record read doubled what a million records hold
+ * (docs/benchmarks.md, "Memory per record"). Past it the oldest kept read is let go of.
+ */
+export const KEPT_READS = 65_536;
+
 /** The most records a page's text is joined from kept texts: a page as clients ask for one, not a whole list. */
 const PAGE_TEXT_ITEMS = 100;
 
@@ -41,7 +48,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   // What a read of a record sends: the ETag and the JSON text. Fast path: a record's text is
   // kept from its first read until its next write, so a read neither formats the ETag nor
   // serialises the record (docs/benchmarks.md, "Measurements behind fast paths in the code").
-  // Records written but never read keep nothing.
+  // Records written but never read keep nothing, and at most KEPT_READS are kept.
   readonly #reads = new Map<RecordId, ReadView>();
   // The ids by rank, so that a page at an offset costs the page, not the offset (order.ts).
   readonly #order = new CreationOrder();
@@ -147,6 +154,8 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     const record = this.#records.get(id);
     if (record === undefined) return undefined;
     const view = { tag: formatEntityTag(this.#epoch, this.#versions.get(id)!), text: JSON.stringify(record) };
+    // The first kept is the oldest: a Map iterates in insertion order.
+    if (this.#reads.size >= KEPT_READS) this.#reads.delete(this.#reads.keys().next().value!);
     this.#reads.set(id, view);
     return view;
   }

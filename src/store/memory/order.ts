@@ -15,8 +15,12 @@ export class CreationOrder {
   #ids: Array<RecordId | undefined> = [];
   /** Each held id's slot + 1 (Versions keeps 0 for none). */
   #slots = new Versions();
-  /** The Fenwick tree over the slots, 1-based: #tree[i] counts the held ids of the slots it covers. */
-  #tree = new Int32Array(2);
+  /**
+   * The Fenwick tree over the slots, 1-based: #tree[i] counts the held ids of the slots it
+   * covers. Made at the first delete: while no slot is empty an id's rank is its slot, so a
+   * collection only ever added to keeps no tree, and a create costs no walk up it.
+   */
+  #tree: Int32Array | undefined;
   #empty = 0;
 
   /** How many ids are held. */
@@ -34,6 +38,7 @@ export class CreationOrder {
     const slot = this.#ids.length;
     this.#ids.push(id);
     this.#slots.set(id, slot + 1);
+    if (this.#tree === undefined) return;
     if (slot + 1 >= this.#tree.length) this.#rebuild(this.#tree.length * 2);
     else this.#add(slot, 1);
   }
@@ -44,7 +49,8 @@ export class CreationOrder {
     if (slot === undefined) return;
     this.#slots.delete(id);
     this.#ids[slot - 1] = undefined;
-    this.#add(slot - 1, -1);
+    if (this.#tree === undefined) this.#rebuild(treeLength(this.#ids.length));
+    else this.#add(slot - 1, -1);
     this.#empty++;
     if (this.#empty >= SQUEEZE_AT && this.#empty * 4 > this.#ids.length) this.#squeeze();
   }
@@ -52,7 +58,7 @@ export class CreationOrder {
   clear(): void {
     this.#ids = [];
     this.#slots.clear();
-    this.#tree = new Int32Array(2);
+    this.#tree = undefined;
     this.#empty = 0;
   }
 
@@ -72,7 +78,7 @@ export class CreationOrder {
 
   /** The slot of the id at `rank` (0-based): the tree walked down from its highest power of two. */
   #slotOf(rank: number): number {
-    const tree = this.#tree;
+    const tree = this.#tree!;
     let position = 0;
     let left = rank + 1;
     for (let step = highestPowerOfTwo(tree.length - 1); step > 0; step >>= 1) {
@@ -86,7 +92,7 @@ export class CreationOrder {
   }
 
   #add(slot: number, delta: number): void {
-    const tree = this.#tree;
+    const tree = this.#tree!;
     for (let i = slot + 1; i < tree.length; i += i & -i) tree[i]! += delta;
   }
 
@@ -97,7 +103,8 @@ export class CreationOrder {
     this.#ids = held;
     this.#empty = 0;
     held.forEach((id, slot) => this.#slots.set(id, slot + 1));
-    this.#rebuild(Math.max(2, this.#tree.length));
+    // No slot is empty now: ranks are slots again, until the next delete.
+    this.#tree = undefined;
   }
 
   /** Builds the tree anew over `length - 1` slots, in O(n). */
@@ -113,6 +120,11 @@ export class CreationOrder {
     }
     this.#tree = tree;
   }
+}
+
+/** A tree's length for `slots` slots and room to grow: a power of two above them. */
+function treeLength(slots: number): number {
+  return highestPowerOfTwo(slots + 1) * 2;
 }
 
 function highestPowerOfTwo(n: number): number {

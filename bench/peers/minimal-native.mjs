@@ -1,0 +1,36 @@
+// The runtime's own floor: users on Deno.serve or Bun.serve with none of the contract's work, as
+// minimal-bare.mjs is on node:http. An if/else router, JSON.stringify, and no checks at all.
+import { JSON_TYPE, SEED_USERS } from "./data.mjs";
+
+const users = new Map(SEED_USERS.map((user) => [user.id, { ...user }]));
+const json = (status, body, headers = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": JSON_TYPE, ...headers } });
+
+async function answer(request) {
+  const path = request.url.slice(request.url.indexOf("/", 8));
+  if (path === "/users") {
+    if (request.method === "GET") return json(200, [...users.values()], { "x-total-count": String(users.size) });
+    const user = { id: users.size + 1, ...(await request.json()) };
+    users.set(user.id, user);
+    return json(201, user, { location: `/users/${user.id}` });
+  }
+  const user = path.startsWith("/users/") ? users.get(Number(path.slice(7))) : undefined;
+  if (user !== undefined) return json(200, user);
+  return json(404, { message: "Not found" });
+}
+
+const port = Number(process.env.PORT ?? 3000);
+const listening = (bound) => console.log(`Listening on http://127.0.0.1:${bound}`);
+if (typeof Deno !== "undefined") {
+  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: ({ port }) => listening(port) }, answer);
+  Deno.addSignalListener("SIGTERM", () => server.shutdown().then(() => Deno.exit(0)));
+} else if (typeof Bun !== "undefined") {
+  const server = Bun.serve({ hostname: "127.0.0.1", port, fetch: answer });
+  listening(server.port);
+  process.on("SIGTERM", () => {
+    server.stop(true);
+    process.exit(0);
+  });
+} else {
+  throw new Error("minimal-native.mjs runs on Deno or Bun");
+}
