@@ -32,7 +32,9 @@ await client.query(
    FROM generate_series(1, $1::bigint) AS n`,
   [USERS],
 );
-await client.query("UPDATE rest_collections SET revision = $1, size = $1, highest_id = $1 WHERE name = 'users'", [USERS]);
+// Users have one counter row; versions go on after the seeded ones, so that no ETag is given twice.
+await client.query("UPDATE rest_counters SET revision = revision + $1, size = $1 WHERE collection = 'users'", [USERS]);
+await client.query("SELECT setval('rest_versions', greatest($1::bigint, (SELECT last_value FROM rest_versions)))", [USERS]);
 await client.query("COMMIT");
 console.log(`Seeded ${USERS} users in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
 
