@@ -229,3 +229,45 @@ test("a database of the earlier layout, each collection's counts in its row, is 
   const { rows } = await old.query("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'rest_collections' ORDER BY ordinal_position");
   assert.deepEqual(rows.map((row: { column_name: string }) => row.column_name), ["name", "rank", "epoch"]);
 });
+
+test("a reset through one instance leaves the collections it does not serve, with their counts", async (t) => {
+  const url = await cluster.createDatabase();
+  const things = await startServer({ databaseUrl: url, resources: { resources: { things: {} } } });
+  t.after(() => things.close());
+  const users = await serve(t, url);
+  assert.equal((await call(`${things.url}/things`, { method: "POST", json: { n: 1 } })).status, 201);
+  const before = await call(`${things.url}/things`);
+  await users.reset();
+  const after = await call(`${things.url}/things`);
+  assert.deepEqual(after.body, [{ id: 1, n: 1 }]);
+  assert.equal(after.headers.get("x-total-count"), "1");
+  assert.equal(after.headers.get("etag"), before.headers.get("etag"));
+});
+
+test("the move from the earlier layout waits for a write of the earlier version under way, and counts it", async (t) => {
+  const url = await cluster.createDatabase();
+  const old = await connect(t, url);
+  await old.query(`
+    CREATE TABLE rest_collections (name text PRIMARY KEY, rank integer NOT NULL, epoch text NOT NULL,
+      revision bigint NOT NULL DEFAULT 0, size bigint NOT NULL DEFAULT 0, highest_id bigint NOT NULL DEFAULT 0);
+    CREATE TABLE rest_records (collection text NOT NULL, id text NOT NULL, parent_id text, place bigint NOT NULL,
+      version bigint NOT NULL, body text NOT NULL, PRIMARY KEY (collection, id));
+    CREATE INDEX rest_records_order ON rest_records (collection, place);
+    CREATE INDEX rest_records_children ON rest_records (collection, parent_id, place);
+    INSERT INTO rest_collections VALUES ('users', 0, 'old', 1, 0, 0), ('posts', 1, 'old', 1, 0, 0), ('comments', 2, 'old', 1, 0, 0), ('replies', 3, 'old', 1, 0, 0);
+  `);
+  // A create of post 1 by a process of the earlier version, its collection row locked, not yet committed.
+  await old.query("BEGIN");
+  await old.query("SELECT revision FROM rest_collections WHERE name = 'posts' FOR NO KEY UPDATE");
+  await old.query(`INSERT INTO rest_records VALUES ('posts', '1', NULL, 2, 2, '{"id":1,"title":"One","body":"B"}')`);
+  await old.query("UPDATE rest_collections SET revision = 2, size = 1, highest_id = 1 WHERE name = 'posts'");
+  const starting = serve(t, url);
+  const watcher = await connect(t, url);
+  await untilWaiting(watcher, 1);
+  await old.query("COMMIT");
+  const server = await starting;
+  const list = await call(`${server.url}/posts`);
+  assert.equal(list.headers.get("x-total-count"), "1");
+  assert.equal(list.headers.get("etag"), `"old-2"`);
+  assert.equal((await call(`${server.url}/posts`, { method: "POST", json: POST })).headers.get("location"), "/posts/2");
+});

@@ -179,7 +179,12 @@ export class KeptLists {
     };
   }
 
-  /** Forgets what this process read, after a reset removed every kept list. */
+  /** The collection's name. */
+  get collection(): string {
+    return this.#name;
+  }
+
+  /** Forgets what this process read, after a reset removed the collection's kept lists. */
   forget(): void {
     this.#known = undefined;
   }
@@ -379,8 +384,11 @@ function keptOf(row: { slot: string; kind: Kept["kind"]; name: string; ready: bo
   return { slot, kind: "sort", name, ready, keys };
 }
 
-/** Removes every kept list and its rows, inside a reset's transaction: lists register them again when they ask. */
+/**
+ * Removes the kept lists of the collections this process serves (`lists`, one per collection),
+ * with their rows, inside a reset's transaction: lists register them again when they ask.
+ */
 export async function forgetKeptLists(client: pg.PoolClient, lists: readonly KeptLists[]): Promise<void> {
-  await client.query("DELETE FROM rest_kept_lists");
+  await client.query("DELETE FROM rest_kept_lists WHERE collection = ANY($1)", [lists.map((list) => list.collection)]);
   for (const list of lists) list.forget();
 }

@@ -503,8 +503,9 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
       transaction(async (client) => {
         // Every counter row, in rank order: every write holds one from its first statement, so the reset waits for those under way and holds off the rest.
         await client.query("SELECT 1 FROM rest_counters c JOIN rest_collections r ON r.name = c.collection ORDER BY r.rank, r.name, c.stripe FOR UPDATE OF c");
+        // Only the collections this process serves, whose counters load() raises: another's records stay, with their counts.
         await forgetKeptLists(client, keptLists);
-        await client.query("DELETE FROM rest_records");
+        await client.query("DELETE FROM rest_records WHERE collection = ANY($1)", [all.map((resource) => resource.name)]);
         await load(client, options, records);
       }),
     snapshot: async () => {

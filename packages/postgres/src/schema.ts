@@ -179,6 +179,10 @@ async function migrate(client: ClientBase, layouts: CollectionLayout[]): Promise
     "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'rest_collections' AND column_name = 'highest_id'",
   );
   if (rowCount === 0) return;
+  // A process of the earlier version locks its collection's row for every write: this waits for
+  // those under way and holds off the rest until the columns are gone, so that no count read here
+  // goes stale, and no version or id is given twice, even if one still runs.
+  await client.query("LOCK TABLE rest_collections IN ACCESS EXCLUSIVE MODE");
   const { rows } = await client.query<{ name: string; revision: string; size: string; highest_id: string }>(
     "SELECT name, revision, size, highest_id FROM rest_collections",
   );
