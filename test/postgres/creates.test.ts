@@ -47,6 +47,13 @@ async function untilWaiting(client: pg.Client, count: number): Promise<void> {
   }
 }
 
+/** The tables as the earlier version made them, each collection's counts in its row. */
+const OLD_LAYOUT = `
+    CREATE TABLE rest_collections (name text PRIMARY KEY, rank integer NOT NULL, epoch text NOT NULL,
+      revision bigint NOT NULL DEFAULT 0, size bigint NOT NULL DEFAULT 0, highest_id bigint NOT NULL DEFAULT 0);
+    CREATE TABLE rest_records (collection text NOT NULL, id text NOT NULL, parent_id text, place bigint NOT NULL,
+      version bigint NOT NULL, body text NOT NULL, PRIMARY KEY (collection, id));`;
+
 const idsOf = (answers: JsonResponse[]) => answers.map((answer) => (answer.body as { id: number }).id).sort((x, y) => x - y);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
 
@@ -200,10 +207,7 @@ test("a database of the earlier layout, each collection's counts in its row, is 
   const old = await connect(t, url);
   // The tables as the earlier version made them, holding users 1 and 2 and posts 1 and 3 (post 2 deleted).
   await old.query(`
-    CREATE TABLE rest_collections (name text PRIMARY KEY, rank integer NOT NULL, epoch text NOT NULL,
-      revision bigint NOT NULL DEFAULT 0, size bigint NOT NULL DEFAULT 0, highest_id bigint NOT NULL DEFAULT 0);
-    CREATE TABLE rest_records (collection text NOT NULL, id text NOT NULL, parent_id text, place bigint NOT NULL,
-      version bigint NOT NULL, body text NOT NULL, PRIMARY KEY (collection, id));
+    ${OLD_LAYOUT}
     INSERT INTO rest_collections VALUES ('users', 0, 'old', 3, 2, 2), ('posts', 1, 'old', 9, 2, 3), ('comments', 2, 'old', 1, 0, 0), ('replies', 3, 'old', 1, 0, 0);
     INSERT INTO rest_records VALUES
       ('users', '1', NULL, 2, 2, '{"id":1,"name":"Ada Lovelace","email":"ada@example.com"}'),
@@ -248,10 +252,7 @@ test("the move from the earlier layout waits for a write of the earlier version 
   const url = await cluster.createDatabase();
   const old = await connect(t, url);
   await old.query(`
-    CREATE TABLE rest_collections (name text PRIMARY KEY, rank integer NOT NULL, epoch text NOT NULL,
-      revision bigint NOT NULL DEFAULT 0, size bigint NOT NULL DEFAULT 0, highest_id bigint NOT NULL DEFAULT 0);
-    CREATE TABLE rest_records (collection text NOT NULL, id text NOT NULL, parent_id text, place bigint NOT NULL,
-      version bigint NOT NULL, body text NOT NULL, PRIMARY KEY (collection, id));
+    ${OLD_LAYOUT}
     CREATE INDEX rest_records_order ON rest_records (collection, place);
     CREATE INDEX rest_records_children ON rest_records (collection, parent_id, place);
     INSERT INTO rest_collections VALUES ('users', 0, 'old', 1, 0, 0), ('posts', 1, 'old', 1, 0, 0), ('comments', 2, 'old', 1, 0, 0), ('replies', 3, 'old', 1, 0, 0);

@@ -176,14 +176,18 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     return run().finally(() => options.took?.(operation, performance.now() - started));
   };
 
-  /** Runs `work` on a connection of its own, outside a transaction; after a failure the connection is closed, so nothing it held stays. */
-  const session = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-    let client: Client;
+  /** A connection from the pool; a 503 when none can be opened. */
+  const connect = async (): Promise<Client> => {
     try {
-      client = await pool.connect();
+      return await pool.connect();
     } catch (error) {
       throw down(error);
     }
+  };
+
+  /** Runs `work` on a connection of its own, outside a transaction; after a failure the connection is closed, so nothing it held stays. */
+  const session = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
+    const client = await connect();
     try {
       const result = await work(client);
       client.release();
@@ -196,12 +200,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
 
   const attempts = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
-      let client: Client;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        throw down(error);
-      }
+      const client = await connect();
       try {
         await client.query("BEGIN");
         const result = await work(client);
