@@ -8,6 +8,7 @@ export const SYSTEM_TESTS: readonly string[] = [
   "test/journal/strace.test.ts",
   "test/journal/strace-server.test.ts",
   "test/postgres/creates.test.ts",
+  "test/postgres/lists.test.ts",
   "test/postgres/server.test.ts",
   "test/process/promtool.test.ts",
 ];
