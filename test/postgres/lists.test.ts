@@ -327,3 +327,31 @@ test("a slot another process is filling is answered by a scan meanwhile, and a f
   await assertList(server, "/items", q("team=t1&limit=3"), "after the filler died");
   assert.equal(await ready(), true);
 });
+
+test("first lists at once fill their slots one at a time, on one of the pool's connections, and each answers exactly", async (t) => {
+  const url = await cluster.createDatabase();
+  const size = 12_000;
+  const items = Array.from({ length: size }, (_, index) => ({ id: index + 1, a: index % 3, b: `v${index % 5}`, c: index % 2 === 0, d: (index * 7919) % size }));
+  const server = await startServer({ databaseUrl: url, resources: RESOURCES, seed: { items } });
+  t.after(() => server.close());
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  t.after(() => client.end());
+  // A fill holds a session lock on its slot from its first chunk to its last: the processes holding one are the fills running.
+  let most = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const { rows } = await client.query<{ fills: string }>("SELECT count(DISTINCT pid) AS fills FROM pg_locks WHERE locktype = 'advisory' AND granted");
+      most = Math.max(most, Number(rows[0]!.fills));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  const searches = ["a=1&limit=3", "b=v2&limit=3", "c=true&limit=3", "sort=-d&limit=3", "sort=b,-a&limit=3", "a=2&sort=d&limit=3"];
+  const answers = await Promise.all(searches.map((search) => call(`${server.url}/items?${search}`)));
+  sampling = false;
+  await sampler;
+  for (const answer of answers) assert.equal(answer.status, 200);
+  assert.equal(most, 1, "one fill at a time");
+  for (const search of searches) await assertList(server, "/items", q(search), search);
+});

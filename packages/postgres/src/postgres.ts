@@ -185,8 +185,19 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
     }
   };
 
-  /** Runs `work` on a connection of its own, outside a transaction; after a failure the connection is closed, so nothing it held stays. */
-  const session = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
+  /**
+   * Runs `work` on a connection of its own, outside a transaction, after the sessions asked for
+   * before it: the fills of kept lists, which last seconds on a large collection, hold one of the
+   * pool's connections at a time, and requests keep the rest (a dozen first lists at once had
+   * held every connection, and reads waited 3.7 s). After a failure the connection is closed, so nothing it held stays.
+   */
+  let sessions: Promise<unknown> = Promise.resolve();
+  const session = <T>(work: (client: Client) => Promise<T>): Promise<T> => {
+    const turn = sessions.then(() => alone(work));
+    sessions = turn.catch(ignore);
+    return turn;
+  };
+  const alone = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
     const client = await connect();
     try {
       const result = await work(client);
