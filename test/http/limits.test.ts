@@ -183,7 +183,9 @@ describe("a client that stops reading a long list", () => {
       assert.equal(response.status, 201);
       created.push(response.headers.get("location")!);
     }
-    const socket = await openSocket(url);
+    // Straight to a server: a proxy between would hold megabytes more in its own sockets'
+    // buffers, and hand them on after the server had closed its side.
+    const socket = await openSocket(target.servers?.[0] ?? url);
     socket.write("GET /posts HTTP/1.1\r\nHost: localhost\r\n\r\n");
     let received = 0;
     const first = await new Promise<Buffer>((resolve) => socket.once("data", resolve));

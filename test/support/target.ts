@@ -18,6 +18,8 @@ import { alternate } from "./proxy.ts";
 /** A running server under test: its base URL, and how to stop it. */
 export type Target = {
   url: string;
+  /** With two processes on one database, each one's own URL, for a test that must reach one without the proxy between. */
+  servers?: readonly string[];
   /** Stops the server if it still runs. */
   close: () => Promise<void>;
   /** Sends the signal (a process) or begins shutdown (in-process) and resolves with the exit code; null after SIGKILL. */
@@ -155,7 +157,7 @@ async function startOnDatabase(env: Record<string, string>, processes: 1 | 2): P
     await proxy.close();
     return a === b || b === 0 ? a : b;
   };
-  return { url: proxy.url, close: async () => void (await stop()), stop };
+  return { url: proxy.url, servers: [first.url, second.url], close: async () => void (await stop()), stop };
 }
 
 async function startTargetOn(env: Record<string, string>): Promise<Target> {
