@@ -185,6 +185,31 @@ test("shutdown closes idle keep-alive connections at once", async () => {
   await closed(socket);
 });
 
+test("shutdown closes a connection once the list it began before has been sent, well before the keep-alive time-out and the deadline", { timeout: 8_000 }, async () => {
+  const api = await startServer({ keepAliveTimeout: 60_000, shutdownTimeout: 30_000 });
+  // Twelve posts of a million characters: a list written in pieces, far more than the sockets'
+  // buffers hold, so that it is still being written when shutdown begins.
+  for (let i = 0; i < 12; i++) {
+    assert.equal((await call(`${api.url}/posts`, { method: "POST", json: { title: "t", body: "b".repeat(1_000_000) } })).status, 201);
+  }
+  const socket = await openSocket(api.url);
+  socket.write("GET /posts HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  const first = await new Promise<Buffer>((resolve) => socket.once("data", resolve));
+  socket.pause();
+  const head = first.toString("latin1");
+  // The answer began before shutdown, so it says nothing of closing.
+  assert.match(head, /\r\nconnection: keep-alive\r\n/i);
+  const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(head)![1]);
+  let received = first.length - (head.indexOf("\r\n\r\n") + 4);
+  const closing = api.close();
+  socket.on("data", (chunk: Buffer) => (received += chunk.length));
+  socket.resume();
+  // Only the server's own close, once the list has gone, ends the connection within the test's time-out.
+  await closed(socket);
+  assert.equal(received, length);
+  await closing;
+});
+
 test("shutdown closes a connection that has not sent a byte", async () => {
   const api = await startServer();
   const socket = await openSocket(api.url);

@@ -1,10 +1,11 @@
 // The connections of one server: the answers each still owes, in order, and closing each once it owes none during shutdown.
-import { type IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
 /**
- * What the server keeps of one open connection: the answers it owes, oldest first, and whether
- * it closes once it owes nothing (bad bytes followed pipelined requests).
+ * What the server keeps of one open connection: the answers it may still owe, oldest first
+ * (those already closed are dropped as it goes), and whether it closes once it owes nothing
+ * (bad bytes followed pipelined requests).
  */
 export type Connection = { owed: ServerResponse[]; closeWhenAnswered: boolean };
 
@@ -12,10 +13,14 @@ export type Connection = { owed: ServerResponse[]; closeWhenAnswered: boolean };
 export type Connections = {
   /** Every open connection, by socket. */
   all: Map<Socket, Connection>;
-  /** The ServerResponse class the server makes its answers with: each tells the bookkeeping when it closes. */
-  Response: typeof ServerResponse;
   /** Notes that a connection owes this answer (in the order requests arrive on it). */
   owe: (request: IncomingMessage, response: ServerResponse) => void;
+  /** The answers a connection still owes, oldest first. */
+  pending: (connection: Connection) => ServerResponse[];
+  /** Closes a connection once it has sent every answer it owes (bad bytes came behind them). */
+  closeWhenAnswered: (socket: Socket, connection: Connection) => void;
+  /** Shutdown has begun: each connection closes once it has sent every answer it owes. */
+  drain: () => void;
   /** Starts tracking a new connection, as the server accepts it. */
   track: (socket: Socket) => Connection;
 };
@@ -23,10 +28,17 @@ export type Connections = {
 /**
  * The bookkeeping of one server's connections. Once shutdown has begun (`state.draining`), or
  * after bad bytes behind pipelined requests, a connection that has sent its last answer closes.
+ *
+ * Fast path: while neither has happened, an answer gets no listener and no subclass; a
+ * connection's list is trimmed of the answers already closed (`destroyed`, which Node, Deno and
+ * Bun all set once an answer has closed) when the next one is owed. Only then are the answers
+ * still owed told to report their `close` (docs/benchmarks.md, "Measurements behind fast paths in the code").
  */
 export function trackConnections(state: { draining: boolean }): Connections {
   // Every open connection, with the answers it still owes in the order they are owed.
   const connections = new Map<Socket, Connection>();
+  // The answers already told to report their `close`, so none is told twice.
+  const watched = new WeakSet<ServerResponse>();
 
   const track = (socket: Socket): Connection => {
     const connection: Connection = { owed: [], closeWhenAnswered: false };
@@ -35,49 +47,56 @@ export function trackConnections(state: { draining: boolean }): Connections {
     return connection;
   };
 
-  /** Told once an answer has closed: sent whole, or cut off with its connection. */
-  function settled(response: OwedResponse): void {
-    // An answer refused before the listener (an Expect it cannot meet) is owed by none; its
-    // connection is looked up, so that it still closes once it owes nothing during shutdown.
-    const connection = response.owedBy ?? connections.get(response.req.socket as Socket);
-    if (connection === undefined) return;
+  /** The answers a connection still owes: its list, trimmed of those that have closed. */
+  const pending = (connection: Connection): ServerResponse[] => {
     const owed = connection.owed;
-    // Answers usually close in the order they are owed.
-    if (owed[0] === response) owed.shift();
-    else {
-      const index = owed.indexOf(response);
-      if (index !== -1) owed.splice(index, 1);
+    // Keep-alive answers close in order: usually only the front is trimmed.
+    while (owed.length > 0 && owed[0]!.destroyed) owed.shift();
+    if (owed.some((response) => response.destroyed)) connection.owed = owed.filter((response) => !response.destroyed);
+    return connection.owed;
+  };
+
+  /** Has each answer a connection still owes report its `close`, and closes it now if it owes none. */
+  const watch = (socket: Socket, connection: Connection): void => {
+    const owed = pending(connection);
+    if (owed.length === 0) return closeSocket(socket);
+    for (const response of owed) {
+      if (watched.has(response)) continue;
+      watched.add(response);
+      response.once("close", () => settled(socket, connection));
     }
-    if (owed.length > 0) return;
+  };
+
+  /** Told once an answer of a watched connection has closed: sent whole, or cut off with its connection. */
+  function settled(socket: Socket, connection: Connection): void {
+    if (pending(connection).length > 0) return;
     // Once shutdown has begun, or the connection broke behind its last request,
     // a connection that has sent its last answer goes.
-    if (!state.draining && !connection.closeWhenAnswered) return;
-    const socket = response.req.socket as Socket;
-    if (!socket.destroyed) socket.end(() => socket.destroy());
-  }
-
-  /**
-   * The answers of this instance: each tells settled() when it closes, as it emits `close`,
-   * and knows the connection that owes it. Node, Deno and Bun all emit an answer's `close`
-   * through its emit(). Fast path: no `close` listener is added to every answer
-   * (docs/benchmarks.md, "Measurements behind fast paths in the code"). The class is made per
-   * instance, for its bookkeeping; several instances in one process each have their own.
-   */
-  class OwedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-    /** The connection that owes this answer, told when its request arrives. */
-    owedBy: Connection | undefined = undefined;
-
-    override emit(event: string | symbol, ...args: unknown[]): boolean {
-      if (event === "close") settled(this);
-      return super.emit(event, ...args);
-    }
+    if (state.draining || connection.closeWhenAnswered) closeSocket(socket);
   }
 
   const owe = (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket as Socket;
     const connection = connections.get(socket) ?? track(socket);
+    if (connection.owed.length > 0 && connection.owed[0]!.destroyed) pending(connection);
     connection.owed.push(response);
-    (response as OwedResponse).owedBy = connection;
+    if (state.draining || connection.closeWhenAnswered) watch(socket, connection);
   };
-  return { all: connections, Response: OwedResponse as typeof ServerResponse, owe, track };
+
+  const closeWhenAnswered = (socket: Socket, connection: Connection) => {
+    connection.closeWhenAnswered = true;
+    watch(socket, connection);
+  };
+
+  // A connection that owes nothing is left to server.close(), which closes the idle ones, and
+  // to its next request's answer, which carries `Connection: close`.
+  const drain = () => {
+    for (const [socket, connection] of connections) if (pending(connection).length > 0) watch(socket, connection);
+  };
+
+  return { all: connections, owe, pending, closeWhenAnswered, drain, track };
+}
+
+function closeSocket(socket: Socket): void {
+  if (!socket.destroyed) socket.end(() => socket.destroy());
 }

@@ -24,11 +24,11 @@ export function answerRawErrors(
 ): void {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     const connection = connections.all.get(socket as Socket);
-    const pending = connection === undefined ? [] : [...connection.owed];
+    const pending = connection === undefined ? [] : [...connections.pending(connection)];
     // Bad bytes after whole requests that still await their answers belong to a later,
     // pipelined request: those answers go out first, then the connection closes.
     if (error.code !== "ERR_HTTP_REQUEST_TIMEOUT" && pending.length > 0 && pending.every((r) => r.req.complete)) {
-      connection!.closeWhenAnswered = true;
+      connections.closeWhenAnswered(socket as Socket, connection!);
       return;
     }
     // Answer only where no answer has begun on this connection, so none is corrupted.
@@ -43,6 +43,8 @@ export function answerRawErrors(
   // Without these listeners Node answers an unknown `Expect` with a bare 417 and
   // drops CONNECT without a word; every answer of this API is JSON.
   server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+    // Owed like any answer, so that it closes its connection once sent during shutdown.
+    connections.owe(request, response);
     const expectation = clip(request.headers.expect ?? "");
     // A body it announced is never read: the answer closes the connection.
     api.refuse(request, response, new HttpError("EXPECTATION_FAILED", `Expect: ${expectation} is not supported; send Expect: 100-continue or none`));

@@ -1,5 +1,5 @@
 // startServer: an isolated instance on a port, with time-outs, graceful shutdown and raw-socket errors.
-import { createServer, type IncomingMessage, type RequestListener, type Server, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type Api, type AppOptions, checkLogFormat, createApi, recordMetrics } from "./app.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
@@ -188,7 +188,6 @@ async function serve(
       connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
       // HTTP/1.0 clients and raw probes send no Host; this API does not depend on it.
       requireHostHeader: false,
-      ServerResponse: connections.Response,
     },
     (request: IncomingMessage, response: ServerResponse) => {
       connections.owe(request, response);
@@ -208,6 +207,7 @@ async function serve(
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
     state.draining = true;
+    connections.drain();
     // server.close() also closes the idle connections at once, on Node, Deno and Bun alike.
     // Busy ones get their answer with `Connection: close`, then go (see settled). On Node and
     // Bun, whose parser knows which connections have begun a request, so do those; Deno's
