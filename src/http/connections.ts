@@ -4,8 +4,8 @@ import type { Socket } from "node:net";
 
 /**
  * What the server keeps of one open connection: the answers it may still owe, oldest first
- * (those already closed are dropped as it goes), and whether it closes once it owes nothing
- * (bad bytes followed pipelined requests).
+ * (those already closed are dropped as it goes, so an idle connection holds at most its last
+ * answer), and whether it closes once it owes nothing (bad bytes followed pipelined requests).
  */
 export type Connection = { owed: ServerResponse[]; closeWhenAnswered: boolean };
 
