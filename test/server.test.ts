@@ -210,6 +210,31 @@ test("shutdown closes a connection once the list it began before has been sent, 
   await closing;
 });
 
+test("shutdown first lets an answer that has ended reach a slow reader whole: its last bytes still waiting in the socket are not cut", { timeout: 8_000 }, async () => {
+  const api = await startServer({ keepAliveTimeout: 60_000, shutdownTimeout: 30_000 });
+  // Four posts of a million characters: the list's last piece is written, and waits in the
+  // socket behind what the sockets' buffers hold, when shutdown begins.
+  for (let i = 0; i < 4; i++) {
+    assert.equal((await call(`${api.url}/posts`, { method: "POST", json: { title: "t", body: "b".repeat(1_000_000) } })).status, 201);
+  }
+  const socket = await openSocket(api.url);
+  socket.write("GET /posts HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  const first = await new Promise<Buffer>((resolve) => socket.once("data", resolve));
+  socket.pause();
+  const head = first.toString("latin1");
+  const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(head)![1]);
+  let received = first.length - (head.indexOf("\r\n\r\n") + 4);
+  // The writer has ended the answer by now: nothing waits for the client any more.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const closing = api.close();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  socket.on("data", (chunk: Buffer) => (received += chunk.length));
+  socket.resume();
+  await closed(socket);
+  assert.equal(received, length);
+  await closing;
+});
+
 test("shutdown closes a connection that has not sent a byte", async () => {
   const api = await startServer();
   const socket = await openSocket(api.url);

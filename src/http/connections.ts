@@ -21,6 +21,8 @@ export type Connections = {
   closeWhenAnswered: (socket: Socket, connection: Connection) => void;
   /** Shutdown has begun: each connection closes once it has sent every answer it owes. */
   drain: () => void;
+  /** Resolves once every answer that has ended has also been sent, or cut off with its connection. */
+  sent: () => Promise<void>;
   /** Starts tracking a new connection, as the server accepts it. */
   track: (socket: Socket) => Connection;
 };
@@ -94,7 +96,12 @@ export function trackConnections(state: { draining: boolean }): Connections {
     for (const [socket, connection] of connections) if (pending(connection).length > 0) watch(socket, connection);
   };
 
-  return { all: connections, owe, pending, closeWhenAnswered, drain, track };
+  const sent = async () => {
+    const ended = [...connections.values()].flatMap((connection) => pending(connection).filter((response) => response.writableEnded));
+    await Promise.all(ended.map((response) => new Promise((resolve) => (response.destroyed ? resolve(undefined) : response.once("close", resolve)))));
+  };
+
+  return { all: connections, owe, pending, closeWhenAnswered, drain, sent, track };
 }
 
 function closeSocket(socket: Socket): void {

@@ -208,16 +208,18 @@ async function serve(
   const shutdown = async () => {
     state.draining = true;
     connections.drain();
-    // server.close() also closes the idle connections at once, on Node, Deno and Bun alike.
-    // Busy ones get their answer with `Connection: close`, then go (see settled). On Node and
-    // Bun, whose parser knows which connections have begun a request, so do those; Deno's
-    // server.close() closes them too (docs/runtimes.md).
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     const deadline = setTimeout(() => {
       for (const socket of connections.all.keys()) socket.destroy();
     }, shutdownTimeout);
     deadline.unref();
-    await closed;
+    // Node's server.close() destroys a connection whose answer has ended at once, even while that
+    // answer's last bytes still wait in its socket for a slow reader: such answers are sent first.
+    await connections.sent();
+    // server.close() also closes the idle connections at once, on Node, Deno and Bun alike.
+    // Busy ones get their answer with `Connection: close`, then go (see settled). On Node and
+    // Bun, whose parser knows which connections have begun a request, so do those; Deno's
+    // server.close() closes them too (docs/runtimes.md).
+    await new Promise<void>((resolve) => server.close(() => resolve()));
     clearTimeout(deadline);
     // Then the store waits for writes still being kept (connections cut at the deadline may
     // have left some) and lets go of its files; the last access lines go out.
