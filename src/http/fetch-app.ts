@@ -1,7 +1,7 @@
 // createFetchApp: the API as a WHATWG fetch handler, answered by the same listener a socket reaches, with no socket.
 import { EventEmitter } from "node:events";
 import { STATUS_CODES } from "node:http";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { APP_OPTIONS, type AppOptions, createApi } from "./app.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
@@ -185,14 +185,16 @@ class InProcessResponse extends EventEmitter {
     this.destroy();
   }
 
-  writeHead(status: number, headers: ReadonlyArray<string | number>): this {
+  /** Takes the headers as respond.ts hands them over: a flat [name, value, ...] list, or an object on Bun. */
+  writeHead(status: number, headers: ReadonlyArray<string | number> | OutgoingHttpHeaders): this {
     this.#status = status;
     const list = new Headers();
-    for (let i = 0; i < headers.length; i += 2) {
-      const name = String(headers[i]);
+    const add = (name: string, value: unknown) => {
       // The connection's own headers mean nothing without one.
-      if (name !== "connection" && name !== "keep-alive") list.append(name, String(headers[i + 1]));
-    }
+      if (name !== "connection" && name !== "keep-alive") list.append(name, String(value));
+    };
+    if (isHeaderList(headers)) for (let i = 0; i < headers.length; i += 2) add(String(headers[i]), headers[i + 1]);
+    else for (const name in headers) add(name, headers[name]);
     this.#headers = list;
     this.headersSent = true;
     return this;
@@ -265,3 +267,7 @@ class InProcessResponse extends EventEmitter {
 }
 
 const ENCODER = new TextEncoder();
+
+function isHeaderList(headers: ReadonlyArray<string | number> | OutgoingHttpHeaders): headers is ReadonlyArray<string | number> {
+  return Array.isArray(headers);
+}

@@ -1,12 +1,21 @@
 // The only code that writes responses: JSON bodies with exact headers, errors, raw socket answers.
-import type { ServerResponse } from "node:http";
+import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
+import { versions } from "node:process";
 import { ERROR_CATALOGUE, type ErrorCode } from "../api/errors.ts";
 import type { Reply } from "../api/reply.ts";
 import { writeInPieces } from "./pieces.ts";
 
 /** The media type of every body this service sends. */
 export const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * Whether writeHead is handed a flat [name, value, ...] list or an object. Node's node:http walks a
+ * list by index straight into the head, and Deno's takes both alike; Bun's removes, then appends,
+ * each pair of a list, and sets an object's members once each
+ * (docs/benchmarks.md, "Headers as Bun's node:http takes them").
+ */
+const FLAT_HEADERS = versions.bun === undefined;
 
 /**
  * How a reply is written: without a body for HEAD, with `Connection: close` when asked,
@@ -35,14 +44,14 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
   if (options.close) headers.push("connection", "close");
   // 204 and 304 never have a body (RFC 9110, sections 15.3.5 and 15.4.5).
   if (reply.status === 204 || reply.status === 304 || (reply.body === undefined && reply.json === undefined)) {
-    res.writeHead(reply.status, headers);
+    res.writeHead(reply.status, FLAT_HEADERS ? headers : headerObject(headers));
     res.end();
     return 0;
   }
   const text = reply.json ?? JSON.stringify(reply.body);
   const length = Buffer.byteLength(text);
   headers.push("content-type", reply.type ?? JSON_TYPE, "content-length", length);
-  res.writeHead(reply.status, headers);
+  res.writeHead(reply.status, FLAT_HEADERS ? headers : headerObject(headers));
   // HEAD gets the same status and headers as GET, and no body (contract 2).
   if (options.head) {
     res.end();
@@ -70,6 +79,17 @@ function headerList(reply: Reply, options: SendOptions): Array<string | number> 
   return headers;
 }
 
+/** A flat header list as an object; a name listed twice would keep both values, joined as a list (RFC 9110, section 5.3). */
+function headerObject(list: ReadonlyArray<string | number>): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (let i = 0; i < list.length; i += 2) {
+    const name = list[i] as string;
+    const had = headers[name];
+    headers[name] = had === undefined ? list[i + 1] : `${had}, ${list[i + 1]}`;
+  }
+  return headers;
+}
+
 /**
  * Writes a list reply whose text is too long to make at once in pieces (pieces.ts), with the
  * headers send() would give it; `done` is told the body bytes written, or -1.
@@ -79,7 +99,7 @@ export function sendInPieces(res: ServerResponse, reply: Reply, items: readonly 
   const writeHead = (length: number) => {
     const headers = headerList(reply, options);
     headers.push("content-type", JSON_TYPE, "content-length", length);
-    res.writeHead(reply.status, headers);
+    res.writeHead(reply.status, FLAT_HEADERS ? headers : headerObject(headers));
   };
   writeInPieces(res, items, { head: options.head === true, writeHead, stallTimeout }, done);
 }
