@@ -5,6 +5,8 @@
 //
 //   node bench/fresh-starts.mjs 5 list="env SHAPE=list bun bench/header-shapes.mjs" \
 //     object="env SHAPE=object bun bench/header-shapes.mjs" converted="env SHAPE=converted bun bench/header-shapes.mjs"
+//
+// On Deno, each command is `env SHAPE=... deno run --allow-env --allow-net bench/header-shapes.mjs`.
 import { createServer } from "node:http";
 
 const SHAPE = process.env.SHAPE ?? "list";

@@ -1,11 +1,11 @@
-// White-box tests of src/respond.ts: JSON_TYPE, the internal error reply and raw socket error responses.
+// White-box tests of src/http/respond.ts: JSON_TYPE, the internal error reply, raw socket error responses and the header object of Bun.
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { get, STATUS_CODES, type IncomingMessage } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { test } from "node:test";
 import { ERROR_CATALOGUE, type ErrorCode } from "../src/api/errors.ts";
-import { internalErrorReply, JSON_TYPE, rawErrorResponse } from "../src/http/respond.ts";
+import { headerObject, internalErrorReply, JSON_TYPE, rawErrorResponse } from "../src/http/respond.ts";
 
 const CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
@@ -27,6 +27,21 @@ function splitResponse(raw: string): RawResponse {
 
 test("JSON_TYPE is application/json with a UTF-8 charset", () => {
   assert.equal(JSON_TYPE, "application/json; charset=utf-8");
+});
+
+test("headerObject gives each name of a flat list its value, joins a repeated name's values, and has no prototype", () => {
+  const headers = headerObject(["etag", '"e-1"', "vary", "Origin", "content-length", 56, "vary", "Accept"]);
+  assert.equal(Object.getPrototypeOf(headers), null);
+  assert.deepEqual(Object.entries(headers), [
+    ["etag", '"e-1"'],
+    ["vary", "Origin, Accept"],
+    ["content-length", 56],
+  ]);
+  // A name that an object would inherit is a name like any other.
+  assert.deepEqual(Object.entries(headerObject(["constructor", "x", "toString", "y"])), [
+    ["constructor", "x"],
+    ["toString", "y"],
+  ]);
 });
 
 test("internalErrorReply is a 500 saying Internal server error, with the request's id and nothing more", () => {

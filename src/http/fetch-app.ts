@@ -189,12 +189,9 @@ class InProcessResponse extends EventEmitter {
   writeHead(status: number, headers: ReadonlyArray<string | number> | OutgoingHttpHeaders): this {
     this.#status = status;
     const list = new Headers();
-    const add = (name: string, value: unknown) => {
-      // The connection's own headers mean nothing without one.
-      if (name !== "connection" && name !== "keep-alive") list.append(name, String(value));
-    };
-    if (isHeaderList(headers)) for (let i = 0; i < headers.length; i += 2) add(String(headers[i]), headers[i + 1]);
-    else for (const name in headers) add(name, headers[name]);
+    if (isHeaderList(headers)) for (let i = 0; i < headers.length; i += 2) appendHeader(list, String(headers[i]), headers[i + 1]!);
+    // respond.ts's headerObject gives each name one value: a string or a number.
+    else for (const name in headers) appendHeader(list, name, headers[name] as string | number);
     this.#headers = list;
     this.headersSent = true;
     return this;
@@ -267,6 +264,11 @@ class InProcessResponse extends EventEmitter {
 }
 
 const ENCODER = new TextEncoder();
+
+/** Adds a header to an answer's, leaving out the connection's own headers, which mean nothing without one. */
+function appendHeader(list: Headers, name: string, value: string | number): void {
+  if (name !== "connection" && name !== "keep-alive") list.append(name, String(value));
+}
 
 function isHeaderList(headers: ReadonlyArray<string | number> | OutgoingHttpHeaders): headers is ReadonlyArray<string | number> {
   return Array.isArray(headers);

@@ -10,9 +10,10 @@ import { writeInPieces } from "./pieces.ts";
 export const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
- * Whether writeHead is handed a flat [name, value, ...] list or an object. Node's node:http walks a
- * list by index straight into the head, and Deno's takes both alike; Bun's removes, then appends,
- * each pair of a list, and sets an object's members once each
+ * Whether writeHead is handed the flat [name, value, ...] list (true) or that list made into an
+ * object (false, on Bun). Node's node:http walks a list by index straight into the head, and
+ * Deno's takes both alike; Bun's first removes every name of a list, then appends every pair,
+ * each new name going through setHeader, while it sets an object's members once each
  * (docs/benchmarks.md, "Headers as Bun's node:http takes them").
  */
 const FLAT_HEADERS = versions.bun === undefined;
@@ -62,8 +63,8 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
 }
 
 /**
- * A reply's headers as one flat [name, value, name, value, ...] list, which node:http walks
- * by index; a copied object would be built, then walked with for-in (docs/benchmarks.md).
+ * A reply's headers as one flat [name, value, name, value, ...] list, which Node's node:http
+ * walks by index; a copied object would be built, then walked with for-in (docs/benchmarks.md).
  * send() builds the same list inline.
  */
 function headerList(reply: Reply, options: SendOptions): Array<string | number> {
@@ -79,11 +80,14 @@ function headerList(reply: Reply, options: SendOptions): Array<string | number> 
   return headers;
 }
 
-/** A flat header list as an object; a name listed twice would keep both values, joined as a list (RFC 9110, section 5.3). */
-function headerObject(list: ReadonlyArray<string | number>): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {};
+/**
+ * A flat header list as an object, for Bun's writeHead. A name listed twice keeps both values,
+ * joined as a list (RFC 9110, section 5.3); no prototype, so no name reads as set before it is.
+ */
+export function headerObject(list: ReadonlyArray<string | number>): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = Object.create(null);
   for (let i = 0; i < list.length; i += 2) {
-    const name = list[i] as string;
+    const name = String(list[i]);
     const had = headers[name];
     headers[name] = had === undefined ? list[i + 1] : `${had}, ${list[i + 1]}`;
   }

@@ -21,6 +21,7 @@ const STEPS: Array<{ path: string; init?: RequestInit }> = [
   { path: "/users/1", init: { method: "HEAD" } },
   { path: "/users?limit=2&offset=2" },
   { path: "/users" },
+  { path: "/users", init: { method: "HEAD" } },
   { path: "/users", init: { method: "POST", headers: JSON_TYPE, body: '{"name":"Grace Hopper","email":"grace@example.com"}' } },
   { path: "/users", init: { method: "POST", headers: JSON_TYPE, body: '{"name":""}' } },
   { path: "/users/1", init: { method: "PUT" } },
@@ -37,17 +38,22 @@ export async function fetchAnswers(): Promise<Answer[]> {
   try {
     let index = 0;
     for (const { path, init = {} } of STEPS) {
-      const headers = { ...(init.headers as Record<string, string>), "x-request-id": `step-${index++}` };
+      const headers = { ...(init.headers as Record<string, string>), "x-request-id": `step-${index}` };
       const response = await app.fetch(new Request(`http://localhost${path}`, { ...init, headers }));
-      const listed = [...response.headers].map(([name, value]): [string, string] => [name, name === "etag" ? value.replace(EPOCH, '"epoch-') : value]);
-      answers.push({ what: `${init.method ?? "GET"} ${path}`, status: response.status, headers: listed, body: await response.text() });
+      answers.push(await answerOf(`${index++}: ${init.method ?? "GET"} ${path}`, response));
     }
     // A conditional read of what the first read answered: 304, no body.
     const tag = (await app.fetch(new Request("http://localhost/users/1"))).headers.get("etag")!;
     const unchanged = await app.fetch(new Request("http://localhost/users/1", { headers: { "if-none-match": tag, "x-request-id": "step-last" } }));
-    answers.push({ what: "GET /users/1 If-None-Match", status: unchanged.status, headers: [...unchanged.headers].map(([name, value]) => [name, name === "etag" ? value.replace(EPOCH, '"epoch-') : value]), body: await unchanged.text() });
+    answers.push(await answerOf(`${index}: GET /users/1 with If-None-Match`, unchanged));
   } finally {
     await app.close();
   }
   return answers;
+}
+
+/** An answer as data, its ETag's epoch masked. */
+async function answerOf(what: string, response: Response): Promise<Answer> {
+  const headers = [...response.headers].map(([name, value]): [string, string] => [name, name === "etag" ? value.replace(EPOCH, '"epoch-') : value]);
+  return { what, status: response.status, headers, body: await response.text() };
 }
