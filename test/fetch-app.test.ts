@@ -3,31 +3,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createFetchApp } from "../src/http/fetch-app.ts";
 import { startServer } from "../src/http/server.ts";
+import { headersOf, MANY } from "./support/fetch-answers.ts";
 import { rawRequest } from "./support/raw.ts";
-import type { Seed } from "../src/store/records.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
 const clock = () => new Date(AT);
 const JSON_TYPE = { "content-type": "application/json" };
 
-/** Enough users that the whole list is longer than a piece, so it is written in pieces (and streamed in-process). */
-const MANY: Seed = {
-  users: Array.from({ length: 1500 }, (_, i) => ({ id: i + 1, name: `User ${i + 1} ${"x".repeat(40)}`, email: `user${i + 1}@example.com`, role: i % 2 ? "a" : "b" })),
-};
-
 type Step = { path: string; init?: RequestInit };
-
-/**
- * The headers of an answer without those of its connection, which an in-process answer cannot
- * have. An ETag starts with its instance's epoch, which two instances never share: it is masked.
- */
-function headersOf(response: Response): Array<[string, string]> {
-  return [...response.headers]
-    .filter(([name]) => !["date", "connection", "keep-alive"].includes(name))
-    .map(([name, value]) => [name, name === "etag" ? value.replace(EPOCH, '"epoch-') : value]);
-}
-
-const EPOCH = /^"[0-9a-f]{8}-/;
 
 /** Sends each step to an in-process app and to a server on a socket, built alike, and asserts the same status, headers and bytes. */
 async function assertSameAnswers(options: Parameters<typeof createFetchApp>[0], steps: Step[]): Promise<void> {

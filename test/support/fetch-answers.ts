@@ -1,5 +1,6 @@
 // The answers of createFetchApp to a fixed set of requests, as plain data, on whichever runtime runs this:
-// imported on Node, and run as a script on Deno and Bun (test/fetch-app-runtimes.test.ts), which print it.
+// imported on Node, and run as a script on Deno and Bun (test/fetch-app-runtimes.test.ts), which print it;
+// and the seed and header reading that test/fetch-app.test.ts shares.
 import { createFetchApp } from "../../src/http/fetch-app.ts";
 import type { Seed } from "../../src/store/records.ts";
 
@@ -8,11 +9,21 @@ export type Answer = { what: string; status: number; headers: Array<[string, str
 
 const AT = "2026-01-31T09:30:00.000Z";
 const JSON_TYPE = { "content-type": "application/json" };
-/** Enough users that the whole list is longer than a piece, so it is written in pieces (and streamed). */
-const SEED: Seed = {
+/** Enough users that the whole list is longer than a piece, so it is written in pieces (and streamed in-process). */
+export const MANY: Seed = {
   users: Array.from({ length: 1500 }, (_, i) => ({ id: i + 1, name: `User ${i + 1} ${"x".repeat(40)}`, email: `user${i + 1}@example.com`, role: i % 2 ? "a" : "b" })),
 };
-// An ETag starts with its instance's epoch, which two instances never share: it is masked.
+
+/**
+ * The headers of an answer without those of its connection, which an in-process answer cannot
+ * have. An ETag starts with its instance's epoch, which two instances never share: it is masked.
+ */
+export function headersOf(response: Response): Array<[string, string]> {
+  return [...response.headers]
+    .filter(([name]) => !["date", "connection", "keep-alive"].includes(name))
+    .map(([name, value]) => [name, name === "etag" ? value.replace(EPOCH, '"epoch-') : value]);
+}
+
 const EPOCH = /^"[0-9a-f]{8}-/;
 
 /** Every shape of answer the listener writes: a record, a list in one piece and in many, a create, errors, a preflight, 204 and 304, HEAD. */
@@ -33,7 +44,7 @@ const STEPS: Array<{ path: string; init?: RequestInit }> = [
 
 /** Sends every step to a fresh app, each with its own request id, and returns what it answered. */
 export async function fetchAnswers(): Promise<Answer[]> {
-  const app = createFetchApp({ seed: SEED, clock: () => new Date(AT) });
+  const app = createFetchApp({ seed: MANY, clock: () => new Date(AT) });
   const answers: Answer[] = [];
   try {
     let index = 0;
@@ -54,6 +65,5 @@ export async function fetchAnswers(): Promise<Answer[]> {
 
 /** An answer as data, its ETag's epoch masked. */
 async function answerOf(what: string, response: Response): Promise<Answer> {
-  const headers = [...response.headers].map(([name, value]): [string, string] => [name, name === "etag" ? value.replace(EPOCH, '"epoch-') : value]);
-  return { what, status: response.status, headers, body: await response.text() };
+  return { what, status: response.status, headers: headersOf(response), body: await response.text() };
 }
