@@ -81,8 +81,10 @@ function headerList(reply: Reply, options: SendOptions): Array<string | number> 
 }
 
 /**
- * A flat header list as an object, for Bun's writeHead. A name listed twice keeps both values,
- * joined as a list (RFC 9110, section 5.3); no prototype, so no name reads as set before it is.
+ * A flat header list as an object, for Bun's writeHead. No answer lists a name twice today; one
+ * that did would keep both values, joined as a list (RFC 9110, section 5.3), which is right for
+ * every header this server sends (not for Set-Cookie, which it never sends). No prototype, so no
+ * name reads as set before it is.
  */
 export function headerObject(list: ReadonlyArray<string | number>): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = Object.create(null);
