@@ -1,10 +1,12 @@
 // createFetchApp: the same answers as a socket, byte for byte, with no socket; its host and token checks, streaming, faults and close.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { createFetchApp } from "../src/http/fetch-app.ts";
 import { startServer } from "../src/http/server.ts";
 import { headersOf, MANY } from "./support/fetch-answers.ts";
 import { rawRequest } from "./support/raw.ts";
+import { ROOT } from "./support/target.ts";
 
 const AT = "2026-01-31T09:30:00.000Z";
 const clock = () => new Date(AT);
@@ -224,6 +226,11 @@ test("an aborted request rejects with its signal's reason, and the log shows it 
   const log = (await (await app.fetch(new Request("http://localhost/__control/requests"))).json()) as Array<{ path: string; status: number | null }>;
   assert.deepEqual(log, []);
   await app.close();
+});
+
+test("a process whose only work is awaiting a delayed fetch stays alive until it is answered", () => {
+  const output = execFileSync(process.execPath, ["--import", "tsx", "test/support/await-delayed-fetch.ts"], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+  assert.equal(output, "200 delay=100\n");
 });
 
 test("close() breaks off answers still owed: a delayed fetch rejects at once", async () => {

@@ -38,6 +38,14 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
   const { store } = api.data;
   // The answers still owed, which close() breaks off, as closing a server cuts its connections.
   const owed = new Set<InProcessResponse>();
+  // A fetch not yet answered keeps the process alive, as a client waiting on a socket is kept by
+  // the socket: a delayed answer's own timer does not (listener.ts, later), so that a server
+  // closed owes nothing. Without this, a test awaiting a delayed answer ends before it.
+  let waiting = 0;
+  let alive: ReturnType<typeof setInterval> | undefined;
+  const answered = () => {
+    if (--waiting === 0) clearInterval(alive);
+  };
 
   async function fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -53,7 +61,8 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
     if (request.body === null) delete headers["content-length"];
     else if (headers["content-length"] === undefined) headers["transfer-encoding"] = "chunked";
     else delete headers["transfer-encoding"];
-    return new Promise<Response>((resolve, reject) => {
+    if (waiting++ === 0) alive = setInterval(stayAlive, STAY_ALIVE_MS);
+    const answer = new Promise<Response>((resolve, reject) => {
       const incoming = new InProcessRequest(request.method, url.pathname + url.search, headers, request.body, reject);
       const outgoing = new InProcessResponse(incoming, resolve, reject, () => owed.delete(outgoing));
       owed.add(outgoing);
@@ -68,6 +77,8 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
         api.refuse(listen, write, new HttpError("EXPECTATION_FAILED", `Expect: ${clip(expect)} is not supported; send Expect: 100-continue or none`));
       } else api.listener(listen, write);
     });
+    answer.then(answered, answered);
+    return answer;
   }
 
   return {
@@ -264,6 +275,11 @@ class InProcessResponse extends EventEmitter {
 }
 
 const ENCODER = new TextEncoder();
+
+/** The period of the timer that keeps the process alive while a fetch waits: it never needs to fire. */
+const STAY_ALIVE_MS = 2 ** 30;
+
+function stayAlive(): void {}
 
 /** Adds a header to an answer's, leaving out the connection's own headers, which mean nothing without one. */
 function appendHeader(list: Headers, name: string, value: string | number): void {
