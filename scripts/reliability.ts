@@ -178,13 +178,17 @@ await part("shutdown", async () => {
 });
 
 await part("exhaustion", async () => {
-  const { memoryAttack, timeAttack } = await import("../test/reliability/exhaustion.ts");
+  const { memoryAttack, timeAttack, unfinishedBodiesAttack } = await import("../test/reliability/exhaustion.ts");
   for (const durable of [false, true]) {
     const { peak, statuses, afterDeletes } = await memoryAttack(durable);
     const mib = Math.round(peak / 1048576);
     console.log(`600 worst-shape 1 MiB bodies ${durable ? "in DATA_DIR" : "in memory"}: peak RSS ${mib} MiB; answers ${JSON.stringify(Object.fromEntries(statuses))}; a write after deleting everything: ${afterDeletes}`);
     if (mib >= 512 || afterDeletes !== 201) throw new Error("the memory promise is broken");
   }
+  const unfinished = await unfinishedBodiesAttack();
+  const unfinishedMib = Math.round(unfinished.peak / 1048576);
+  console.log(`600 connections each holding a 1 MiB body but its last byte: peak RSS ${unfinishedMib} MiB; answers ${JSON.stringify(Object.fromEntries(unfinished.statuses))}; /healthz took ${Math.round(unfinished.health)} ms`);
+  if (unfinishedMib >= 512) throw new Error("the memory promise is broken by unfinished bodies");
   const { sort, filter, wholeLists } = await timeAttack();
   const slowest = Math.max(sort, filter, wholeLists);
   console.log(`slowest /healthz on a full store: ${Math.round(sort)} ms during a sort, ${Math.round(filter)} ms during a filter, ${Math.round(wholeLists)} ms during two whole lists`);

@@ -63,6 +63,10 @@ export const ERROR_CATALOGUE = {
   },
   INTERNAL_ERROR: { status: 500, when: "The server failed unexpectedly; the error is logged." },
   SHUTTING_DOWN: { status: 503, when: "The server is shutting down; retry on a new connection." },
+  SERVER_BUSY: {
+    status: 503,
+    when: "Request bodies still arriving on every connection together would pass 32 times `BODY_LIMIT`; the answer closes the connection and says `Retry-After: 1`.",
+  },
   STORE_UNAVAILABLE: {
     status: 503,
     when: "The data store cannot be used: a journal write or sync failed (`DATA_DIR`), so nothing is answered from data that might not be kept; or the database cannot be reached (`DATABASE_URL`), until it is back.",

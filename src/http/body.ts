@@ -7,6 +7,27 @@ import { clip } from "../api/input.ts";
 /** The default largest request body, in bytes (1 MiB). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+/**
+ * How many bodies of the largest size may be arriving at once, on every connection together.
+ * The limit bounds each body, but not how many connections send one; this bounds them all, so
+ * that no number of slow uploads takes the process past its memory promise
+ * (docs/decisions.md, "Access and limits").
+ */
+export const BODIES_AT_ONCE = 32;
+
+/**
+ * The bytes of the bodies being read now, on every connection of one listener, and the most
+ * they may be (BODIES_AT_ONCE bodies of the limit). A body that would take them past it is
+ * refused with 503 SERVER_BUSY and its connection closed; bodies that arrived whole with their
+ * headers are taken at once and never held here.
+ */
+export type BodyBudget = { held: number; readonly most: number };
+
+/** A budget of BODIES_AT_ONCE bodies of `limit` bytes. */
+export function bodyBudget(limit: number): BodyBudget {
+  return { held: 0, most: BODIES_AT_ONCE * limit };
+}
+
 /** The media type of a JSON Merge Patch (RFC 7396, section 4). */
 const MERGE_PATCH = "application/merge-patch+json";
 
@@ -69,6 +90,12 @@ function tooLarge(limit: number): HttpError {
   return new HttpError("BODY_TOO_LARGE", `Request body must not be larger than ${limit} bytes`);
 }
 
+function busy(): HttpError {
+  return new HttpError("SERVER_BUSY", "The server is receiving as many request bodies at once as it holds; retry shortly", {
+    headers: { "retry-after": "1" },
+  });
+}
+
 /** Signals that the client went away before its body arrived; there is no one to answer. */
 export class ClientGoneError extends Error {
   constructor() {
@@ -77,7 +104,7 @@ export class ClientGoneError extends Error {
   }
 }
 
-/** How a body read ends: with the bytes, or with the error (413, or the client gone). */
+/** How a body read ends: with the bytes, or with the error (413, 503, or the client gone). */
 export type BodyDone = (error: HttpError | ClientGoneError | undefined, bytes: Uint8Array) => void;
 
 const NO_BYTES = new Uint8Array(0);
@@ -113,18 +140,19 @@ export function bufferedBody(request: IncomingMessage): Uint8Array | undefined {
  * path: a body sent with its headers is taken whole instead of read chunk by chunk
  * (docs/benchmarks.md, "Measurements behind fast paths in the code").
  */
-export function awaitBody(request: IncomingMessage, limit: number, done: BodyDone): void {
+export function awaitBody(request: IncomingMessage, limit: number, budget: BodyBudget, done: BodyDone): void {
   setImmediate(() => {
     const bytes = bufferedBody(request);
-    if (bytes === undefined) readBody(request, limit, done);
+    if (bytes === undefined) readBody(request, limit, budget, done);
     else done(undefined, bytes);
   });
 }
 
 /**
- * Reads the body, counting bytes as they arrive and stopping at the limit, then calls `done`
- * once. Fast path: a callback rather than the promise chain it replaced (an async function,
- * then and catch, and a promise kept per connection), which builds no promise per body
+ * Reads the body, counting bytes as they arrive and stopping at the limit, or when the bodies
+ * being read on every connection would pass their budget, then calls `done` once. Fast path: a
+ * callback rather than the promise chain it replaced (an async function, then and catch, and a
+ * promise kept per connection), which builds no promise per body
  * (docs/benchmarks.md, "Measurements behind fast paths in the code").
  *
  * Two listeners, `data` and `close`. Every request closes in the end, after its `end` if the
@@ -135,31 +163,37 @@ export function awaitBody(request: IncomingMessage, limit: number, done: BodyDon
  * (docs/benchmarks.md, "Measurements behind fast paths in the code").
  * A flag, not removals, makes the first outcome the only one.
  */
-export function readBody(request: IncomingMessage, limit: number, done: BodyDone): void {
+export function readBody(request: IncomingMessage, limit: number, budget: BodyBudget, done: BodyDone): void {
   // A pipelined request read only once the one before it is answered may have closed
   // already, its client gone: no `close` would come.
   if (request.destroyed && !request.readableEnded) return done(new ClientGoneError(), NO_BYTES);
   const chunks: Buffer[] = [];
   let size = 0;
   let settled = false;
+  // What this body holds of the budget goes back to it once, however the read ends.
+  const settle = () => {
+    settled = true;
+    budget.held -= size;
+  };
+  /** Stops reading, refused: nothing past here is buffered. The answer closes the connection and its unread rest. */
+  const refuse = (error: HttpError) => {
+    request.off("data", onData);
+    request.pause();
+    chunks.length = 0;
+    settle();
+    done(error, NO_BYTES);
+  };
   const onData = (chunk: Buffer) => {
+    if (size + chunk.length > limit) return refuse(tooLarge(limit));
+    if (budget.held + chunk.length > budget.most) return refuse(busy());
     size += chunk.length;
-    if (size > limit) {
-      // Stop reading at the limit: nothing past it is buffered. The answer is sent
-      // with `Connection: close`, which ends the connection and its unread rest.
-      request.off("data", onData);
-      request.pause();
-      chunks.length = 0;
-      settled = true;
-      done(tooLarge(limit), NO_BYTES);
-      return;
-    }
+    budget.held += chunk.length;
     chunks.push(chunk);
   };
   request.on("data", onData);
   request.on("close", () => {
     if (settled) return;
-    settled = true;
+    settle();
     if (request.readableEnded) done(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     else done(new ClientGoneError(), NO_BYTES);
   });

@@ -3,7 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 // Imported rather than read from the global, which Node makes a getter run on every use.
 import { performance } from "node:perf_hooks";
 import { type AccessOptions, hostCheck, isWrite, tokenCheck } from "./access.ts";
-import { awaitBody, bufferedBody, checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT } from "./body.ts";
+import { awaitBody, bodyBudget, bufferedBody, checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT } from "./body.ts";
 import { parseJsonObject } from "../api/json.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError, PREFERRED_STATUS } from "../api/errors.ts";
@@ -125,6 +125,8 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const match = createRouter(routes);
   const readOptions = { limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT };
   const readPatchOptions = { ...readOptions, patch: true };
+  // The bodies being read now on every connection, bounded together as each is alone (body.ts).
+  const bodies = bodyBudget(readOptions.limit);
   const stallTimeout = options.stallTimeout ?? DEFAULT_STALL_TIMEOUT;
   const isDraining = options.isDraining ?? never;
   const logger = options.logger ?? createLogger("off");
@@ -417,7 +419,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     const arrived = bufferedBody(request);
     if (exchange.logged) exchange.body = arrived;
     if (arrived !== undefined) return deliver(exchange, handler({ params, query, body: parseJsonObject(arrived), headers }));
-    awaitBody(request, options.limit, (error, bytes) => {
+    awaitBody(request, options.limit, bodies, (error, bytes) => {
       if (error !== undefined) return conclude(exchange, undefined, error);
       if (exchange.logged) exchange.body = bytes;
       let reply: Awaitable<Reply>;

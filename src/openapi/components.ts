@@ -345,6 +345,11 @@ export const RESPONSES: Record<string, ResponseDoc> = {
     ["SHUTTING_DOWN", "STORE_UNAVAILABLE"],
     { message: "Server is shutting down; retry on a new connection" },
   ),
+  UnavailableForBody: errorResponse(
+    "As for any operation of a resource, and also when the request bodies still arriving on every connection together are at their bound (32 times `BODY_LIMIT`): the answer closes the connection and says `Retry-After: 1`.",
+    ["SHUTTING_DOWN", "STORE_UNAVAILABLE", "SERVER_BUSY"],
+    { message: "Server is shutting down; retry on a new connection" },
+  ),
   Unexpected: errorResponse(
     "Answers any request can get, each with its own status (the access checks and the store's budget among them, where configured):",
     [

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { assertJsonHeaders, call } from "../support/http.ts";
 import { closed, openSocket, rawRequest, readResponse } from "../support/raw.ts";
-import { fresh } from "../support/target.ts";
+import { fresh, socketOnly, startTarget } from "../support/target.ts";
 
 const SEEDED = [
   { id: 1, name: "Ada Lovelace", email: "ada@example.com" },
@@ -158,6 +158,66 @@ test("a chunked body is counted as it arrives: 413 once past the limit, before t
   await closed(socket);
   assert.equal((await call(`${url}/users`)).status, 200);
 });
+
+test(
+  "bodies still arriving on every connection together are bounded: past 32 times BODY_LIMIT -> 503 SERVER_BUSY, nothing stored; finished or dropped ones make room",
+  { skip: socketOnly("bodies arriving on many connections") },
+  async (t) => {
+    const target = await startTarget({ BODY_LIMIT: "100" });
+    t.after(() => target.close());
+    // Every connection to one process: each bounds the bodies it is reading (two share a database in one matrix run).
+    const url = target.servers?.[0] ?? target.url;
+    const base = '{"name":"a","email":"a@b.io","pad":""}';
+    const exact = base.replace('""', `"${"x".repeat(100 - base.length)}"`);
+    const head = "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n";
+    // Two answers on another connection: the server has read what was sent before them, and begun reading those bodies.
+    const settle = async () => {
+      for (let i = 0; i < 2; i++) assert.equal((await call(`${url}/healthz`)).status, 200);
+    };
+    /** A connection that has sent its headers and all but the last byte of its body. */
+    const begin = async () => {
+      const socket = await openSocket(url);
+      const answer = readResponse(socket);
+      socket.write(head + exact.slice(0, -1));
+      return { socket, answer, finish: () => socket.write(exact.slice(-1)) };
+    };
+    // 32 bodies of 99 bytes each are held: 3,168 bytes of the 3,200 that 32 bodies of BODY_LIMIT may hold.
+    const held = [];
+    for (let i = 0; i < 32; i++) held.push(await begin());
+    await settle();
+    // One more would pass it: refused at once, with the connection closed, and told when to retry.
+    const refused = await begin();
+    const { status, headers, body } = await refused.answer;
+    assert.equal(status, 503);
+    assert.equal(headers.connection, "close");
+    assert.equal(headers["retry-after"], "1");
+    assert.equal(headers["content-type"], "application/json; charset=utf-8");
+    assert.deepEqual(JSON.parse(body), {
+      message: "The server is receiving as many request bodies at once as it holds; retry shortly",
+      code: "SERVER_BUSY",
+    });
+    await closed(refused.socket);
+    // A body that arrives whole with its headers is taken at once and holds nothing: it is stored.
+    const whole = await rawRequest(url, `${head.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n")}${exact}`);
+    assert.equal(whole.status, 201);
+    // A body finished gives its bytes back, and so does one whose client hung up.
+    const first = held.shift()!;
+    first.finish();
+    assert.equal((await first.answer).status, 201);
+    first.socket.destroy();
+    const dropped = held.shift()!;
+    dropped.socket.destroy();
+    await assert.rejects(dropped.answer, /Connection closed before a response/);
+    await settle();
+    const later = [await begin(), await begin()];
+    await settle();
+    for (const connection of [...held, ...later]) connection.finish();
+    for (const connection of [...held, ...later]) assert.equal((await connection.answer).status, 201);
+    for (const connection of [...held, ...later]) connection.socket.destroy();
+    // Seeded 2, the whole one, the first finished, the 30 held and the 2 begun later; the refused one and the dropped one are not.
+    assert.equal((await call(`${url}/users`)).headers.get("x-total-count"), String(2 + 1 + 1 + 30 + 2));
+  },
+);
 
 test("a chunked body within the limit is read whole -> 201", async (t) => {
   const url = await fresh(t);

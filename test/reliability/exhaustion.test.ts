@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ROOT } from "../support/target.ts";
-import { LIMIT, memoryAttack, timeAttack, WORST_BODIES } from "./exhaustion.ts";
+import { LIMIT, memoryAttack, timeAttack, unfinishedBodiesAttack, WORST_BODIES } from "./exhaustion.ts";
 
 // The attacks run the build, and read resident memory from /proc.
 const built = existsSync(join(ROOT, "dist/main.js")) && process.platform === "linux";
@@ -23,6 +23,16 @@ for (const durable of [false, true]) {
     assert.equal(afterDeletes, 201);
   });
 }
+
+test("600 connections each holding a 1 MiB body but its last byte keep the process under 512 MiB: past 32 bodies at once, each is refused with 503", { skip: !built && "needs dist/ and /proc", timeout: 120_000 }, async () => {
+  const { peak, statuses, health } = await unfinishedBodiesAttack();
+  console.log(`# peak RSS ${Math.round(peak / 1048576)} MiB; answers ${JSON.stringify(Object.fromEntries(statuses))}; /healthz took ${Math.round(health)} ms`);
+  assert.ok(peak < 512 * 1024 * 1024, `peak RSS ${Math.round(peak / 1048576)} MiB`);
+  // At most 32 bodies of BODY_LIMIT are held at once; which ones depends on how their pieces interleave.
+  assert.deepEqual([...statuses.keys()], [503]);
+  assert.ok(statuses.get(503)! >= 600 - 32, `${statuses.get(503)} refused`);
+  assert.ok(health < 1_000, `${health} ms`);
+});
 
 test("with the store filled to its default budget, a /healthz sent during the worst sort, filter and whole lists answers within 1 s", { skip: !built && "needs dist/", timeout: 300_000 }, async () => {
   const { sort, filter, wholeLists } = await timeAttack();

@@ -125,6 +125,52 @@ export async function memoryAttack(durable: boolean): Promise<MemoryReport> {
   }
 }
 
+/** What the unfinished-bodies attack found: the peak resident memory, the answers by status, and whether /healthz answered under it. */
+export type UnfinishedReport = { peak: number; statuses: Map<number, number>; health: number };
+
+/**
+ * Opens 600 connections to a server with default settings, 50 at a time, each sending the
+ * headers of a 1 MiB create and all of its body but the last byte, then waiting: each body is
+ * within BODY_LIMIT, and together they are 600 MiB. Samples the server's resident memory, reads
+ * the answers that come (a 503 for each body past what the server holds at once), asks for
+ * /healthz, then hangs up every connection.
+ */
+export async function unfinishedBodiesAttack(): Promise<UnfinishedReport> {
+  const server = await startBuilt({});
+  const sockets: Socket[] = [];
+  const statuses = new Map<number, number>();
+  try {
+    let peak = server.rss();
+    const sampler = setInterval(() => (peak = Math.max(peak, server.rss())), 10);
+    const body = WORST_BODIES.wide!;
+    const head = `POST /posts HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const unfinished = Buffer.from(head + body).subarray(0, -1);
+    const { hostname, port } = new URL(server.url);
+    for (let i = 0; i < 600; i++) {
+      const socket = connect({ host: hostname, port: Number(port) });
+      socket.on("error", () => undefined);
+      // Only the status line is read: an answer to an unfinished body refuses it.
+      socket.once("data", (chunk: Buffer) => {
+        const status = Number(chunk.toString("latin1").split(" ")[1]);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      });
+      socket.write(unfinished);
+      sockets.push(socket);
+      if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Until every body the server took has arrived but its last byte, and every other been refused.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const started = performance.now();
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+    const health = performance.now() - started;
+    clearInterval(sampler);
+    return { peak, statuses, health };
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await server.stop();
+  }
+}
+
 /** How long a /healthz took, in milliseconds, during each of the slowest list requests on a store filled to its default budget. */
 export type TimeReport = { sort: number; filter: number; wholeLists: number };
 
