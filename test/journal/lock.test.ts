@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { acquireLock, LOCK_FILE, LockedError } from "../../src/store/journal/lock.ts";
@@ -40,6 +40,61 @@ test("acquireLock takes over a lock left by a dead process, by this pid (a resta
     assert.match(readFileSync(join(dir, LOCK_FILE), "utf8"), new RegExp(`^${process.pid} `), JSON.stringify(content));
     lock.release();
   }
+});
+
+test("processes that find the same stale lock at once: exactly one takes it over, the others are refused", { timeout: 120_000 }, async (t) => {
+  const dir = tempDir(t);
+  const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await once(dead, "exit");
+  const child = join(import.meta.dirname, "lock-child.ts");
+  for (let round = 0; round < 15; round++) {
+    writeFileSync(join(dir, LOCK_FILE), `${dead.pid} host\n`);
+    const children = Array.from({ length: 4 }, () => spawn(process.execPath, ["--import", "tsx", child, dir], { stdio: ["pipe", "pipe", "inherit"] }));
+    const lines = children.map((process) => {
+      let text = "";
+      process.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      return (line: string) => new Promise<void>((resolve) => {
+        const check = () => (text.includes(line) ? resolve() : process.stdout!.once("data", check));
+        check();
+      });
+    });
+    // All four are started and waiting, then told at once.
+    await Promise.all(lines.map((wait) => wait("ready\n")));
+    for (const process of children) process.stdin!.write("go\n");
+    const outcomes = await Promise.all(
+      children.map((process, i) => Promise.race([lines[i]!("locked\n").then(() => "locked"), lines[i]!("refused\n").then(() => "refused")])),
+    );
+    for (const process of children) process.stdin!.end();
+    await Promise.all(children.map((process) => (process.exitCode === null ? once(process, "exit") : undefined)));
+    assert.deepEqual(outcomes.filter((outcome) => outcome === "locked").length, 1, `round ${round}: ${outcomes.join(", ")}`);
+    // The one that held it removed it on release; no guard or temporary file is left.
+    assert.deepEqual(readdirSync(dir), []);
+  }
+});
+
+test("a guard left by a process killed while it took a lock over is stale too; one held by a live process refuses", async (t) => {
+  const dir = tempDir(t);
+  const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await once(dead, "exit");
+  writeFileSync(join(dir, LOCK_FILE), `${dead.pid} host\n`);
+  writeFileSync(join(dir, `${LOCK_FILE}.takeover`), `${dead.pid} host\n`);
+  const lock = acquireLock(dir);
+  assert.deepEqual(readdirSync(dir), [LOCK_FILE]);
+  lock.release();
+  const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  t.after(() => other.kill("SIGKILL"));
+  writeFileSync(join(dir, LOCK_FILE), `${dead.pid} host\n`);
+  writeFileSync(join(dir, `${LOCK_FILE}.takeover`), `${other.pid} elsewhere\n`);
+  assert.throws(() => acquireLock(dir), (error: unknown) => error instanceof LockedError && error.pid === other.pid);
+  assert.equal(readFileSync(join(dir, LOCK_FILE), "utf8"), `${dead.pid} host\n`);
+});
+
+test("release removes only a lock that still names this process", (t) => {
+  const dir = tempDir(t);
+  const lock = acquireLock(dir);
+  writeFileSync(join(dir, LOCK_FILE), "4194000 elsewhere\n");
+  lock.release();
+  assert.equal(readFileSync(join(dir, LOCK_FILE), "utf8"), "4194000 elsewhere\n");
 });
 
 test("acquireLock passes on errors other than an existing lock", (t) => {

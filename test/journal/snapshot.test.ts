@@ -1,6 +1,6 @@
 // White-box tests of src/journal/snapshot.ts: a snapshot round-trips, replaces the old one atomically, and any damage is refused.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { JournalDamageError } from "../../src/store/journal/damage.ts";
@@ -41,6 +41,25 @@ test("writeSnapshot writes many records in chunks and replaces an older snapshot
   assert.equal(loaded.generation, 2);
   assert.equal(loaded.state.collections.get("users")?.records.size, 5000);
   assert.deepEqual(plain(loaded.state), plain(state));
+});
+
+test("a snapshot cut short leaves no temporary file and the old snapshot as it was: a failed write, a failed rename", async (t) => {
+  const dir = tempDir(t);
+  await writeSnapshot(dir, sample(), 1);
+  const before = readFileSync(join(dir, SNAPSHOT_FILE));
+  // A record no line can hold fails the write part-way, after thousands of lines were written.
+  const state = emptyState("epoch2", ["users"]);
+  for (let id = 1; id <= 5000; id++) applyEntry(state, { effects: [{ put: "users", record: { id, name: "x".repeat(60) }, version: id }] });
+  applyEntry(state, { effects: [{ put: "users", record: { id: 5001, big: 1n }, version: 5001 }] });
+  await assert.rejects(writeSnapshot(dir, state, 2), TypeError);
+  assert.equal(existsSync(join(dir, SNAPSHOT_TEMP_FILE)), false);
+  assert.deepEqual(readFileSync(join(dir, SNAPSHOT_FILE)), before);
+  // A snapshot that cannot take its place (here, a directory in the way) is removed too.
+  const other = tempDir(t);
+  mkdirSync(join(other, SNAPSHOT_FILE));
+  writeFileSync(join(other, SNAPSHOT_FILE, "x"), "");
+  await assert.rejects(writeSnapshot(other, sample(), 1), { code: /^(EISDIR|ENOTEMPTY|EEXIST)$/ });
+  assert.equal(existsSync(join(other, SNAPSHOT_TEMP_FILE)), false);
 });
 
 test("readSnapshot throws a JournalDamageError with the offset for every kind of damage", async (t) => {

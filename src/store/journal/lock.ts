@@ -1,5 +1,5 @@
 // One process per data directory: a lock file holding the owner's pid and host name, with stale locks taken over.
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync, fsyncSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { FILE_MODE, setFileMode } from "./files.ts";
@@ -23,11 +23,10 @@ export class LockedError extends Error {
 }
 
 /**
- * Takes the directory's lock: creates `lock` with O_EXCL, holding `<pid> <hostname>`. If it
+ * Takes the directory's lock: creates `lock` holding `<pid> <hostname>` (createWhole). If it
  * exists and names a live process other than this one, throws a LockedError (one line). If
  * it names a dead process (a server that was killed never removed it) or this very pid (a
- * container restarted runs as pid 1 again), it is stale and is replaced atomically: a
- * temporary file renamed over it, so no moment exists without a lock.
+ * container restarted runs as pid 1 again), it is stale and is taken over (takeOver).
  *
  * The limit: a pid means something on one host only. Two hosts sharing a volume (NFS, a
  * cluster file system) each see the other's pid as dead, or as some unrelated live process,
@@ -42,24 +41,11 @@ export function acquireLock(dir: string): Lock {
   if (heldHere.has(path)) throw new LockedError(dir, process.pid, `${dir} is in use by another server in this process; close it or use another DATA_DIR`);
   const content = `${process.pid} ${hostName()}\n`;
   try {
-    writeDurably(path, content, "wx");
+    createWhole(path, content);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
-    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid) {
-      const alive = isAlive(pid);
-      // Refusing is safe where liveness cannot be checked; two writers on one journal are not.
-      if (alive === undefined) throw new LockedError(dir, pid, `${dir} is locked by process ${pid}, which this runtime may not check (Deno needs --allow-run); if it is gone, remove ${path}`);
-      if (alive) throw new LockedError(dir, pid);
-    }
-    // Stale (or unreadable, as a crash while it was written leaves it): take it over atomically.
-    const temp = `${path}.${process.pid}.tmp`;
-    writeDurably(temp, content, "w");
-    renameSync(temp, path);
-    // Two processes taking over the same stale lock at once both rename; the last one wins,
-    // and the other finds out here.
-    const owner = Number.parseInt(readFileSync(path, "utf8"), 10);
-    if (owner !== process.pid) throw new LockedError(dir, owner);
+    refuseIfHeld(dir, path);
+    takeOver(dir, path, content);
   }
   let released = false;
   heldHere.add(path);
@@ -69,9 +55,82 @@ export function acquireLock(dir: string): Lock {
       if (released) return;
       released = true;
       heldHere.delete(path);
-      rmSync(path, { force: true });
+      // Only a lock that is still this process's own is removed; one that cannot be read is.
+      let owner: number | undefined = process.pid;
+      try {
+        owner = pidIn(path);
+      } catch {
+        // Unreadable: removed as before, rather than left to block the next start.
+      }
+      if (owner === process.pid) rmSync(path, { force: true });
     },
   };
+}
+
+/** Throws a LockedError if the lock names a live process other than this one. */
+function refuseIfHeld(dir: string, path: string): void {
+  const pid = pidIn(path);
+  if (pid === undefined || pid === process.pid) return;
+  const alive = isAlive(pid);
+  // Refusing is safe where liveness cannot be checked; two writers on one journal are not.
+  if (alive === undefined) throw new LockedError(dir, pid, `${dir} is locked by process ${pid}, which this runtime may not check (Deno needs --allow-run); if it is gone, remove ${path}`);
+  if (alive) throw new LockedError(dir, pid);
+}
+
+/**
+ * Takes over a stale lock (or an unreadable one, as an older version could leave after a crash),
+ * one process at a time: under a guard file created exclusively, the lock is read again, and
+ * only if it is still stale is a temporary file renamed over it, so no moment exists without a
+ * lock. Without the guard, two processes that both found the same stale lock both renamed, and
+ * one could read its own pid back before the other's rename landed: both served, and wrote the
+ * same ids and versions into one journal.
+ */
+function takeOver(dir: string, path: string, content: string): void {
+  const guard = `${path}.takeover`;
+  try {
+    createWhole(guard, content);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    // Another process is taking the lock over now; or one was killed while it did, and its
+    // guard is stale too: removed, and tried once more. (A guard removed as stale just as a third
+    // process made its own is the window left: it needs a process killed inside a takeover and
+    // two more starting in the same instant.)
+    refuseIfHeld(dir, guard);
+    rmSync(guard, { force: true });
+    try {
+      createWhole(guard, content);
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== "EEXIST") throw again;
+      throw new LockedError(dir, pidIn(guard) ?? 0, `${dir} is being locked by another process; stop it or use another DATA_DIR`);
+    }
+  }
+  try {
+    // Another process may have taken the lock over, and released its guard, since it was read.
+    refuseIfHeld(dir, path);
+    const temp = `${path}.${process.pid}.tmp`;
+    try {
+      writeDurably(temp, content, "w");
+      renameSync(temp, path);
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    }
+  } finally {
+    rmSync(guard, { force: true });
+  }
+}
+
+/** The pid a lock file names; undefined for none (missing, or not holding one). */
+function pidIn(path: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  const pid = Number.parseInt(text, 10);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
 // The lock files this process holds.
@@ -83,6 +142,23 @@ function hostName(): string {
     return hostname();
   } catch {
     return "";
+  }
+}
+
+/**
+ * Creates a file holding `content` from its first moment, or throws EEXIST if one is there: the
+ * content is written to a temporary file, which is then linked to the name (a link, like
+ * O_EXCL, never replaces a file). A file made with O_EXCL is empty until it is written, and a
+ * process that read it then took it for one a crash had left empty, and stale.
+ */
+function createWhole(path: string, content: string): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    writeDurably(temp, content, "w");
+    linkSync(temp, path);
+  } finally {
+    // Whatever happened, even a disk too full to write the pid, no temporary file is left.
+    rmSync(temp, { force: true });
   }
 }
 

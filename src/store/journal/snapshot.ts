@@ -1,6 +1,6 @@
 // Snapshot files: the whole state in self-checking lines, written to a temporary file, synced, renamed and the directory synced.
 import { Buffer } from "node:buffer";
-import { readFileSync, rename } from "node:fs";
+import { readFileSync, rename, rm } from "node:fs";
 import { join } from "node:path";
 import type { StoredRecord } from "../records.ts";
 import { JournalDamageError } from "./damage.ts";
@@ -32,6 +32,20 @@ export async function writeSnapshot(dir: string, state: DataState, generation: n
   const temp = join(dir, SNAPSHOT_TEMP_FILE);
   // "w": a temporary file left by an earlier crash is overwritten, never appended to. Mode
   // 0600, which the rename carries over to the snapshot.
+  try {
+    await writeWhole(temp, state, generation);
+    await new Promise<void>((resolve, reject) => rename(temp, join(dir, SNAPSHOT_FILE), (error) => (error ? reject(error) : resolve())));
+  } catch (error) {
+    // A snapshot cut short (a full disk, most often) leaves nothing behind: the space it took is
+    // freed now, not at the next start, which could otherwise fail for want of it.
+    await new Promise<void>((resolve) => rm(temp, { force: true }, () => resolve()));
+    throw error;
+  }
+  await syncDirectory(dir);
+}
+
+/** Writes the snapshot's lines to `temp` and syncs it. */
+async function writeWhole(temp: string, state: DataState, generation: number): Promise<void> {
   const fd = await openPrivate(temp, "w");
   try {
     let chunk: Uint8Array[] = [];
@@ -62,8 +76,6 @@ export async function writeSnapshot(dir: string, state: DataState, generation: n
   } finally {
     await close(fd);
   }
-  await new Promise<void>((resolve, reject) => rename(temp, join(dir, SNAPSHOT_FILE), (error) => (error ? reject(error) : resolve())));
-  await syncDirectory(dir);
 }
 
 /**
