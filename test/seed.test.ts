@@ -106,6 +106,17 @@ test("checkSeed reports nesting deeper than the body limit allows", () => {
   ]);
 });
 
+test("checkSeed reports nesting too deep to walk, and a record that holds itself, the same way, without overflowing the stack", () => {
+  let deep: unknown = 1;
+  for (let level = 0; level < 100_000; level++) deep = [deep];
+  const looped: Record<string, unknown> = { id: 2, name: "B", email: "b@example.com" };
+  looped.self = looped;
+  assert.deepEqual(problemsOf({ users: [{ id: 1, name: "A", email: "a@example.com", deep }, looped] }), [
+    "users[0] must not be nested deeper than 64 levels",
+    "users[1] must not be nested deeper than 64 levels",
+  ]);
+});
+
 test("checkSeed reports a problem once: a child of a parent that has problems of its own is not also an orphan", () => {
   const seed = {
     posts: [{ id: 1, title: "", body: "B", createdAt: AT }],

@@ -1,10 +1,10 @@
 // Seeds: the records an instance starts with, checked by the API's own rules before any is held.
-import { describeValue, treeProblem } from "./json.ts";
+import { describeValue, MAX_DEPTH, treeProblem } from "./json.ts";
 import { clientMembers, type Resource, serverMembers } from "./resource.ts";
 import { type CollectionName, type RecordId, type Seed, type SeedRecords } from "../store/records.ts";
 import type { StoredRecord } from "../store/records.ts";
 import { checkFields, idRule } from "./validate.ts";
-import { copyPlainJson } from "../store/plain-json.ts";
+import { copyPlainJson, TOO_DEEP } from "../store/plain-json.ts";
 
 /** A seed that breaks the API's rules; `problems` lists every one, each naming collection, record and member. */
 export class SeedError extends TypeError {
@@ -90,7 +90,11 @@ function copyRecord(value: unknown, where: string, problems: string[]): StoredRe
   }
   // Only what a round trip through JSON text would keep as it is: undefined and functions would
   // vanish, NaN and Infinity become null, a Date a string.
-  const copy = copyPlainJson(value);
+  const copy = copyPlainJson(value, MAX_DEPTH);
+  if (copy === TOO_DEEP) {
+    problems.push(`${where} must not be nested deeper than ${MAX_DEPTH} levels`);
+    return undefined;
+  }
   if (copy === undefined) {
     problems.push(`${where} must hold only JSON values (strings, finite numbers, booleans, null, arrays and plain objects)`);
     return undefined;

@@ -3,6 +3,9 @@
 /** Why a value is not plain JSON; a copy never holds it. */
 const NOT_JSON = Symbol("not JSON");
 
+/** What copyPlainJson gives for a value nested deeper than it was asked to copy. */
+export const TOO_DEEP = Symbol("too deep");
+
 /**
  * A deep copy of `value` if it is plain JSON, as JSON.parse could have made it: strings, finite
  * numbers other than -0, booleans, null, dense arrays with no other members, and objects whose
@@ -12,12 +15,20 @@ const NOT_JSON = Symbol("not JSON");
  * Fast path: one walk, where a JSON round trip and a deep comparison took three
  * (docs/benchmarks.md, "Start-up at a million records").
  */
-export function copyPlainJson(value: unknown): unknown {
-  const copy = copy_(value);
+export function copyPlainJson(value: unknown, maxDepth = MAX_COPY_DEPTH): unknown {
+  const copy = copy_(value, 1, Math.min(maxDepth, MAX_COPY_DEPTH));
   return copy === NOT_JSON ? undefined : copy;
 }
 
-function copy_(value: unknown): unknown {
+/**
+ * The deepest a copy goes, asked or not: the walk recurses, and a value nested deeper than this
+ * (a file of 6,000 nested arrays, or an object that holds itself) would overflow the stack.
+ * Past it, or past `maxDepth`, a copy is TOO_DEEP: an array or object at depth `maxDepth + 1`,
+ * the value itself being at depth 1.
+ */
+const MAX_COPY_DEPTH = 1_000;
+
+function copy_(value: unknown, depth: number, maxDepth: number): unknown {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -30,12 +41,13 @@ function copy_(value: unknown): unknown {
       return NOT_JSON;
   }
   if (value === null) return null;
+  if (depth > maxDepth) return TOO_DEEP;
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype || Object.keys(value).length !== value.length) return NOT_JSON;
     const copy = new Array<unknown>(value.length);
     for (let i = 0; i < value.length; i++) {
-      const item = copy_(value[i]);
-      if (item === NOT_JSON) return NOT_JSON;
+      const item = copy_(value[i], depth + 1, maxDepth);
+      if (item === NOT_JSON || item === TOO_DEEP) return item;
       copy[i] = item;
     }
     return copy;
@@ -43,8 +55,8 @@ function copy_(value: unknown): unknown {
   if (Object.getPrototypeOf(value) !== Object.prototype || Object.getOwnPropertySymbols(value).length > 0) return NOT_JSON;
   const copy: Record<string, unknown> = {};
   for (const name of Object.keys(value)) {
-    const member = copy_((value as Record<string, unknown>)[name]);
-    if (member === NOT_JSON) return NOT_JSON;
+    const member = copy_((value as Record<string, unknown>)[name], depth + 1, maxDepth);
+    if (member === NOT_JSON || member === TOO_DEEP) return member;
     // Defined, not assigned: a member named __proto__ stays a member, as JSON.parse makes it.
     if (name === "__proto__") Object.defineProperty(copy, name, { value: member, enumerable: true, writable: true, configurable: true });
     else copy[name] = member;
