@@ -553,10 +553,6 @@ function optionsOperation(path: string, tag: string): OperationDoc {
   };
 }
 
-/**
- * Adds what every operation can answer: 405 for the methods its path does not have,
- * 503 once shutdown has begun (unless the route is served then), and the catch-all.
- */
 /** Which 503 an operation can answer: shutdown alone, or the store's too, and a body's. */
 function unavailable(route: ApiRoute | undefined): string {
   const kind = route?.operation.kind;
@@ -564,6 +560,10 @@ function unavailable(route: ApiRoute | undefined): string {
   return kind === "create" || kind === "replace" || kind === "patch" ? "UnavailableForBody" : "Unavailable";
 }
 
+/**
+ * Adds what every operation can answer: 405 for the methods its path does not have,
+ * 503 once shutdown has begun (unless the route is served then), and the catch-all.
+ */
 function common(responses: Record<string, ResponseDoc | Ref>, route?: ApiRoute): Record<string, ResponseDoc | Ref> {
   const all: Record<string, ResponseDoc | Ref> = { ...responses, "405": responseRef("MethodNotAllowed") };
   // A resource's operations also answer 503 when the data store cannot serve them, and those
