@@ -125,8 +125,7 @@ function describeListenError(error: NodeJS.ErrnoException, { host, port }: Confi
     case "EAI_AGAIN":
       return `HOST ${host} cannot be resolved to an address; set HOST to 127.0.0.1 or 0.0.0.0`;
     default:
-      // An error without a system code did not come from listening.
-      return error.code === undefined ? `Cannot start: ${error.message}` : `Cannot listen on ${host}:${port} (${error.code}); check HOST and PORT`;
+      return `Cannot listen on ${host}:${port} (${error.code ?? error.message}); check HOST and PORT`;
   }
 }
 
