@@ -12,21 +12,16 @@ export const TOO_DEEP = Symbol("too deep");
  * prototype is Object.prototype, with own enumerable string members only (a getter's value is
  * taken, as JSON.stringify takes it). Undefined otherwise:
  * a value JSON text would change (undefined, a function, NaN, a Date, a Map, a class instance).
+ * TOO_DEEP for an array or object at depth `maxDepth + 1` (`value` is at depth 1): the walk
+ * recurses, so it stops there rather than overflow the stack on a value nested thousands of
+ * levels deep, or one that holds itself.
  * Fast path: one walk, where a JSON round trip and a deep comparison took three
  * (docs/benchmarks.md, "Start-up at a million records").
  */
-export function copyPlainJson(value: unknown, maxDepth = MAX_COPY_DEPTH): unknown {
-  const copy = copy_(value, 1, Math.min(maxDepth, MAX_COPY_DEPTH));
+export function copyPlainJson(value: unknown, maxDepth: number): unknown {
+  const copy = copy_(value, 1, maxDepth);
   return copy === NOT_JSON ? undefined : copy;
 }
-
-/**
- * The deepest a copy goes, asked or not: the walk recurses, and a value nested deeper than this
- * (a file of 6,000 nested arrays, or an object that holds itself) would overflow the stack.
- * Past it, or past `maxDepth`, a copy is TOO_DEEP: an array or object at depth `maxDepth + 1`,
- * the value itself being at depth 1.
- */
-const MAX_COPY_DEPTH = 1_000;
 
 function copy_(value: unknown, depth: number, maxDepth: number): unknown {
   switch (typeof value) {

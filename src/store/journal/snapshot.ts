@@ -30,8 +30,6 @@ export type LoadedSnapshot = { state: DataState; generation: number };
  */
 export async function writeSnapshot(dir: string, state: DataState, generation: number): Promise<void> {
   const temp = join(dir, SNAPSHOT_TEMP_FILE);
-  // "w": a temporary file left by an earlier crash is overwritten, never appended to. Mode
-  // 0600, which the rename carries over to the snapshot.
   try {
     await writeWhole(temp, state, generation);
     await new Promise<void>((resolve, reject) => rename(temp, join(dir, SNAPSHOT_FILE), (error) => (error ? reject(error) : resolve())));
@@ -46,6 +44,8 @@ export async function writeSnapshot(dir: string, state: DataState, generation: n
 
 /** Writes the snapshot's lines to `temp` and syncs it. */
 async function writeWhole(temp: string, state: DataState, generation: number): Promise<void> {
+  // "w": a temporary file left by an earlier crash is overwritten, never appended to. Mode
+  // 0600, which the rename carries over to the snapshot.
   const fd = await openPrivate(temp, "w");
   try {
     let chunk: Uint8Array[] = [];
