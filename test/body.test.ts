@@ -1,9 +1,11 @@
 // White-box tests of src/body.ts: the Content-Type check and the JSON object parser with its safety limits.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { checkMediaType } from "../src/http/body.ts";
+import { BODIES_AT_ONCE, checkMediaType } from "../src/http/body.ts";
 import { countValues, MAX_DEPTH, parseJsonObject } from "../src/api/json.ts";
-import { HttpError } from "../src/api/errors.ts";
+import { ERROR_CATALOGUE, HttpError } from "../src/api/errors.ts";
+import { RESPONSES } from "../src/openapi/components.ts";
 
 const encoder = new TextEncoder();
 
@@ -381,4 +383,11 @@ test("countValues counts the text, each member's value and each element, and not
   assert.equal(count('{"a,[{:":"]},:[,"}'), 2);
   assert.equal(count('{"a\\":[,":"x"}'), 2);
   assert.equal(count('{"z":[0,0,'), 5);
+});
+
+test("the bound of bodies still arriving is told as the code has it: the catalogue, the OpenAPI document and the docs", () => {
+  const told = `${BODIES_AT_ONCE} times \`BODY_LIMIT\``;
+  assert.ok(ERROR_CATALOGUE.SERVER_BUSY.when.includes(told), ERROR_CATALOGUE.SERVER_BUSY.when);
+  assert.ok(RESPONSES.UnavailableForBody!.description.includes(told));
+  for (const document of ["docs/access.md", "docs/decisions.md"]) assert.ok(readFileSync(document, "utf8").includes(told), document);
 });
