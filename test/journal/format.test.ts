@@ -43,8 +43,9 @@ test("decodeLine refuses a short line, a missing space, non-hex digits, a wrong 
   assert.equal(decodeLine(utf8(notJson)), undefined);
 });
 
-test("isEntry accepts puts, deletes and clears, and refuses anything else", () => {
+test("isEntry accepts puts, updates, deletes and clears, and refuses anything else", () => {
   assert.equal(isEntry(putUser(1, 1)), true);
+  assert.equal(isEntry({ effects: [{ update: "users", id: 1, from: 1, change: { set: [["name", "b"]], unset: ["x"], in: [["o", {}]] }, version: 2 }] }), true);
   assert.equal(isEntry({ effects: [{ delete: "users", id: 1, version: 2 }, { clear: "users", version: 3 }] }), true);
   // A collection a file gives string ids keeps them as they are.
   assert.equal(isEntry({ effects: [{ put: "notes", record: { id: "a-1" }, version: 1 }, { delete: "notes", id: "a-1", version: 2 }] }), true);
@@ -59,6 +60,9 @@ test("isEntry accepts puts, deletes and clears, and refuses anything else", () =
     { effects: [{ delete: "users", id: "no good", version: 1 }] },
     { effects: [{ put: "notes", record: { id: "" }, version: 1 }] },
     { effects: [{ other: "users", version: 1 }] },
+    { effects: [{ update: "users", id: 1, change: {}, version: 2 }] },
+    { effects: [{ update: "users", id: 1, from: 1, change: { set: [["name"]] }, version: 2 }] },
+    { effects: [{ update: "users", id: 0, from: 1, change: {}, version: 2 }] },
     { effects: ["put"] },
   ]) {
     assert.equal(isEntry(value), false, JSON.stringify(value));

@@ -4,15 +4,21 @@ import type { RecordId, StoredRecord } from "../records.ts";
 import { crc32 } from "./crc32.ts";
 import { STRING_ID } from "../ids.ts";
 import { JournalDamageError } from "./damage.ts";
+import { type Change, isChange } from "./changes.ts";
 
 /** A record created or replaced; `version` is the collection's revision after the write, and so the record's version. */
 export type PutEffect = { put: string; record: StoredRecord; version: number };
+/**
+ * A held record changed: `change` turns the record at version `from` into the new one, so an
+ * update of one member journals that member, not the whole record. `version` as for a put.
+ */
+export type UpdateEffect = { update: string; id: RecordId; from: number; change: Change; version: number };
 /** A record removed; `version` is the collection's revision after the delete. */
 export type DeleteEffect = { delete: string; id: RecordId; version: number };
 /** Every record of a collection forgotten, and its highest id with them; `version` is the revision after the clear. */
 export type ClearEffect = { clear: string; version: number };
 /** One change to one collection, carrying the revision it leaves, so replay restores revisions and versions exactly. */
-export type Effect = PutEffect | DeleteEffect | ClearEffect;
+export type Effect = PutEffect | UpdateEffect | DeleteEffect | ClearEffect;
 
 /**
  * One journal entry: the effects of one request, applied together or not at all
@@ -81,6 +87,7 @@ export function isEntry(value: unknown): value is JournalEntry {
 function isEffect(value: unknown): value is Effect {
   if (!isObject(value) || !isVersion(value.version)) return false;
   if (typeof value.put === "string") return isObject(value.record) && isRecordId(value.record.id);
+  if (typeof value.update === "string") return isRecordId(value.id) && isVersion(value.from) && isChange(value.change);
   if (typeof value.delete === "string") return isRecordId(value.id);
   return typeof value.clear === "string";
 }

@@ -1,6 +1,7 @@
 // The data a journal restores: per collection its revision, highest id and versioned records, and replay of one entry onto it.
 import type { RecordId, StoredRecord } from "../records.ts";
-import type { JournalEntry } from "./format.ts";
+import { applyChange } from "./changes.ts";
+import type { Effect, JournalEntry } from "./format.ts";
 
 /** A record with the version (the collection revision of its last write) its ETag is made of. */
 export type VersionedRecord = { record: StoredRecord; version: number };
@@ -45,7 +46,7 @@ export function copyState(state: DataState): DataState {
  */
 export function applyEntry(state: DataState, entry: JournalEntry): string | undefined {
   for (const effect of entry.effects) {
-    const name = "put" in effect ? effect.put : "delete" in effect ? effect.delete : effect.clear;
+    const name = collectionOf(effect);
     let collection = state.collections.get(name);
     if (collection === undefined) {
       collection = emptyCollection();
@@ -59,6 +60,15 @@ export function applyEntry(state: DataState, entry: JournalEntry): string | unde
       const { record } = effect;
       collection.records.set(record.id, { record, version: effect.version });
       if (typeof record.id === "number" && record.id > collection.highestId) collection.highestId = record.id;
+    } else if ("update" in effect) {
+      const held = collection.records.get(effect.id);
+      if (held === undefined) return `record ${effect.id} of ${name} is updated but not held`;
+      // The change was made against this very version: another one means an entry is missing.
+      if (held.version !== effect.from) return `record ${effect.id} of ${name} is updated from version ${effect.from} but is at version ${held.version}`;
+      const record = applyChange(held.record, effect.change);
+      if (typeof record === "string") return `record ${effect.id} of ${name} does not take its update: ${record}`;
+      if (record.id !== effect.id) return `record ${effect.id} of ${name} is given the id ${JSON.stringify(record.id)} by its update`;
+      collection.records.set(effect.id, { record: record as typeof held.record, version: effect.version });
     } else if ("delete" in effect) {
       if (!collection.records.delete(effect.id)) return `record ${effect.id} of ${name} is deleted but not held`;
     } else {
@@ -68,4 +78,10 @@ export function applyEntry(state: DataState, entry: JournalEntry): string | unde
     collection.revision = effect.version;
   }
   return undefined;
+}
+
+function collectionOf(effect: Effect): string {
+  if ("put" in effect) return effect.put;
+  if ("update" in effect) return effect.update;
+  return "delete" in effect ? effect.delete : effect.clear;
 }

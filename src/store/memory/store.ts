@@ -1,6 +1,7 @@
 // The memory store: every collection in a Map, answering at once; with a journal, each write is kept before it is answered.
 import { newEpoch } from "../tags.ts";
 import { StoreError } from "../errors.ts";
+import { changeOf } from "../journal/changes.ts";
 import type { Effect, JournalEntry } from "../journal/format.ts";
 import type { CollectionState, DataState } from "../journal/state.ts";
 import { isPlain, type ListQuery, selectPage } from "../query.ts";
@@ -167,10 +168,15 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
       const record = records.get(id);
       return record === undefined ? undefined : { record, tag: () => records.entityTag(id)! };
     };
-    const written = (record: StoredRecord): Awaitable<Written> => {
+    /** Answers a write; with a journal, once kept. `before` is the record a replace changed, at version `from`. */
+    const written = (record: StoredRecord, before?: { record: StoredRecord; from: number }): Awaitable<Written> => {
       const version = records.version(record.id)!;
       const answer = { record, tag: records.versionTag(version) };
-      return keep === undefined ? answer : kept({ effects: [{ put: name, record, version }] }, answer);
+      if (keep === undefined) return answer;
+      // What changed, not the whole record: a PATCH of one member of a large record journals that member.
+      const change = before === undefined ? undefined : changeOf(before.record, record);
+      const effect: Effect = change === undefined ? { put: name, record, version } : { update: name, id: record.id, from: before!.from, change, version };
+      return kept({ effects: [effect] }, answer);
     };
     collections.set(name, {
       read: (id) => afterKept(records.readView(id)),
@@ -195,9 +201,11 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
       replace: (id, decide) => {
         if (failed) unavailable();
         let record: StoredRecord;
+        let before: StoredRecord;
         try {
           record = decide(current(id));
-          const taken = recordCost(records.get(id)!);
+          before = records.get(id)!;
+          const taken = recordCost(before);
           // A list being written may still hold the record replaced: its cost goes once the list is out.
           if (!part.holds.holding()) afford(recordCost(record) - taken);
           else {
@@ -207,8 +215,9 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
         } catch (error) {
           return refuseAfterKept(error);
         }
+        const from = records.version(id)!;
         records.replace(record);
-        return written(record);
+        return written(record, { record: before, from });
       },
       remove: (id, decide) => {
         if (failed) unavailable();
