@@ -110,3 +110,35 @@ test("Journal keeps every journal when a compaction fails, tells onError, and th
   assert.ok(loaded.journals.length > 1);
   assert.deepEqual(plain(loaded.state), plain(state));
 });
+
+test("a compaction puts its snapshot in place only once the journal after it exists: one that cannot be made leaves the old snapshot", async (t) => {
+  const dir = tempDir(t);
+  const failures: Error[] = [];
+  const { journal, put } = await open(dir, { onError: (error) => failures.push(error), onCompactionError: () => undefined });
+  await put(1);
+  // A directory where journal 2 goes makes creating it fail.
+  mkdirSync(join(dir, "journal-2.log"));
+  await assert.rejects(journal.compact(), { code: "EISDIR" });
+  await journal.close().catch(() => undefined);
+  assert.deepEqual(failures.map((error) => (error as NodeJS.ErrnoException).code), ["EISDIR"]);
+  // The snapshot still covers generation 0 and journal 1 is kept: nothing is lost.
+  rmSync(join(dir, "journal-2.log"), { recursive: true });
+  const loaded = loadDataDir(dir);
+  assert.deepEqual(loaded.journals, [1]);
+  assert.equal(loaded.state!.collections.get("users")!.records.size, 1);
+});
+
+test("a new directory gets its first journal before its first snapshot", async (t) => {
+  const dir = tempDir(t);
+  const { journal } = await open(dir);
+  // The snapshot is in place once openJournal resolves, and journal 1 was there before it.
+  assert.deepEqual(readdirSync(dir).sort(), ["journal-1.log", "snapshot"]);
+  await journal.close();
+  // A first start cut short before its snapshot leaves the empty journal alone, which is a new directory.
+  const other = tempDir(t);
+  await assert.rejects(open(other, { initial: () => assert.fail("cut short") }), { message: "cut short" });
+  assert.deepEqual(readdirSync(other), ["journal-1.log"]);
+  const again = await open(other);
+  assert.equal(again.state.epoch, "seeded");
+  await again.journal.close();
+});

@@ -61,12 +61,19 @@ test("loadDataDir after a crash between the rename and the old journal's removal
   assert.deepEqual(readdirSync(dir).sort(), [journalName(2), "snapshot"]);
 });
 
-test("loadDataDir after a crash between the new snapshot and the new journal starts the next generation", async (t) => {
+test("loadDataDir after a compaction made the new journal, before anything was written to it, starts there", async (t) => {
   const dir = tempDir(t);
+  journal(dir, 8, []);
   await writeSnapshot(dir, replayed(E), 7);
   const loaded = loadDataDir(dir);
-  assert.deepEqual([loaded.generation, loaded.size, loaded.journals], [8, 0, []]);
+  assert.deepEqual([loaded.generation, loaded.size, loaded.journals], [8, 0, [8]]);
   assert.deepEqual(plain(loaded.state), plain(replayed(E)));
+});
+
+test("loadDataDir after a new directory's first start was cut short between its first journal and its first snapshot is a new directory", (t) => {
+  const dir = tempDir(t);
+  journal(dir, 1, []);
+  assert.deepEqual(loadDataDir(dir), { state: undefined, generation: 1, size: 0, journals: [], warnings: [] });
 });
 
 test("loadDataDir cuts a torn last entry off the newest journal, syncs it and warns once", async (t) => {
@@ -107,6 +114,28 @@ test("loadDataDir refuses damage with a JournalDamageError and changes nothing o
       /journal-3\.log is damaged at byte 0: journal-2\.log is missing before it/,
     ],
     [
+      "every journal after a snapshot removed",
+      async (dir) => {
+        await writeSnapshot(dir, replayed(E.slice(0, 2)), 4);
+      },
+      /snapshot is damaged at byte 0: journal-5\.log, the journal after it, is missing, and the writes kept there with it/,
+    ],
+    [
+      "the journal after the first snapshot removed",
+      async (dir) => {
+        await writeSnapshot(dir, replayed([]), 0);
+      },
+      /snapshot is damaged at byte 0: journal-1\.log, the journal after it, is missing/,
+    ],
+    [
+      "the first journal after a snapshot removed, a later one kept",
+      async (dir) => {
+        await writeSnapshot(dir, replayed(E.slice(0, 2)), 4);
+        journal(dir, 6, E.slice(2, 3));
+      },
+      /snapshot is damaged at byte 0: journal-5\.log, the journal after it, is missing/,
+    ],
+    [
       "journals without a snapshot",
       async (dir) => journal(dir, 1, E.slice(0, 1)),
       /snapshot is damaged at byte 0: the snapshot is missing but journal-1\.log needs it/,
@@ -142,6 +171,7 @@ test("loadDataDir refuses damage with a JournalDamageError and changes nothing o
 test("loadDataDir replays into a state that copyState keeps apart", async (t) => {
   const dir = tempDir(t);
   await writeSnapshot(dir, replayed(E.slice(0, 1)), 0);
+  journal(dir, 1, []);
   const { state } = loadDataDir(dir);
   const copy = copyState(state!);
   applyEntry(state!, E[1]!);

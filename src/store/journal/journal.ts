@@ -49,12 +49,21 @@ export type JournalStats = WriterStats & { generation: number; compactions: numb
 export async function openJournal(dir: string, options: JournalOptions): Promise<OpenedJournal> {
   const loaded = loadDataDir(dir);
   let state = loaded.state;
-  if (state === undefined) {
-    state = options.initial();
-    // Generation 0 covers no journal: the seed, with the epoch every later ETag begins with.
-    await writeSnapshot(dir, state, 0);
-  }
   const journal = new Journal(dir, options, loaded);
+  if (state === undefined) {
+    try {
+      state = options.initial();
+      // Journal 1 first, then the snapshot that needs it: a snapshot is never on disk without
+      // the journal after it, so a journal removed behind the server's back is noticed at start-up
+      // (loadDataDir). A crash between the two leaves journal 1 empty and no snapshot: a new directory.
+      await journal.opened();
+      // Generation 0 covers no journal: the seed, with the epoch every later ETag begins with.
+      await writeSnapshot(dir, state, 0);
+    } catch (error) {
+      await journal.close().catch(() => undefined);
+      throw error;
+    }
+  }
   return { journal, state, warnings: loaded.warnings };
 }
 
@@ -84,6 +93,11 @@ export class Journal {
     this.#generation = loaded.generation;
     this.#oldest = loaded.journals[0] ?? loaded.generation;
     this.#writer = this.#newWriter(loaded.size);
+  }
+
+  /** Resolves once the current journal exists on disk, its directory synced. */
+  opened(): Promise<void> {
+    return this.#writer.opened();
   }
 
   /** The generation appends go to. */
@@ -143,6 +157,9 @@ export class Journal {
     // snapshot must not make them durable behind their callers' backs.
     await old.close();
     this.#retire(old);
+    // The next journal exists, its directory synced, before the snapshot that it follows is in
+    // place: a snapshot without the journal after it then means that journal was lost (loadDataDir).
+    await this.#writer.opened();
     await writeSnapshot(this.#dir, state, covered);
     // Only now, with the snapshot durable, may the journals it covers go.
     for (let generation = this.#oldest; generation <= covered; generation++) {

@@ -1,5 +1,5 @@
 // Start-up from a data directory: the newest snapshot, then every journal after it, with torn tails cut and damage refused.
-import { readdirSync, rmSync, truncateSync, fsyncSync, openSync, closeSync, existsSync } from "node:fs";
+import { readdirSync, rmSync, truncateSync, fsyncSync, openSync, closeSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { JournalDamageError } from "./damage.ts";
 import { scanJournal } from "./format.ts";
@@ -35,7 +35,8 @@ export function journalName(generation: number): string {
  * covers (a crash after the rename, before their removal). A torn last entry of the newest
  * journal is cut off, with one warning. Anything else wrong (a bad line before the last, a
  * torn entry in an older journal, which is closed and synced before the next one is written,
- * a missing journal, journals without a snapshot, an entry that does not follow the state)
+ * a missing journal, the snapshot's next journal among them, journals without a snapshot, an
+ * entry that does not follow the state)
  * throws a JournalDamageError, and nothing is changed on disk.
  */
 export function loadDataDir(dir: string): LoadedDataDir {
@@ -51,7 +52,16 @@ export function loadDataDir(dir: string): LoadedDataDir {
   const stale = generations.filter((generation) => generation <= covered);
   const journals = generations.filter((generation) => generation > covered);
   if (snapshot === undefined && journals.length > 0) {
+    // A new directory's first start cut short: journal 1 is made, empty, before the first snapshot.
+    if (journals.length === 1 && journals[0] === 1 && statSync(join(dir, journalName(1))).size === 0) {
+      return { state: undefined, generation: 1, size: 0, journals: [], warnings: [] };
+    }
     throw new JournalDamageError(snapshotPath, 0, `the snapshot is missing but ${journalName(journals[0]!)} needs it`);
+  }
+  // The journal after a snapshot is made before the snapshot is put in place (openJournal,
+  // Journal.compact), and only removed by a later snapshot: without it, writes were lost.
+  if (snapshot !== undefined && journals[0] !== covered + 1) {
+    throw new JournalDamageError(snapshotPath, 0, `${journalName(covered + 1)}, the journal after it, is missing, and the writes kept there with it`);
   }
   const state = snapshot?.state;
   const warnings: string[] = [];

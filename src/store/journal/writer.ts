@@ -102,6 +102,11 @@ export class JournalWriter {
     this.#opened.catch((error: Error) => this.#fail(error, []));
   }
 
+  /** Resolves once the file exists and its directory is synced; rejects if it cannot be opened. */
+  opened(): Promise<void> {
+    return this.#opened.then(() => undefined);
+  }
+
   /** The file's length in bytes, counting entries appended but not yet written. */
   get size(): number {
     return this.#size;
