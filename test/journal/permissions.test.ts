@@ -69,7 +69,7 @@ for (const umask of [0o000, 0o277]) {
   });
 }
 
-test("a data directory that exists keeps the mode its owner gave it; the files the server writes there are 0600, older ones and a stale lock too", { skip: SKIP }, async (t) => {
+test("a data directory that exists keeps the mode its owner gave it while no one else may write there; the files the server writes there are 0600, older ones and a stale lock too", { skip: SKIP }, async (t) => {
   const dataDir = join(tempDir(t), "data");
   mkdirSync(dataDir);
   chmodSync(dataDir, 0o755);
@@ -84,8 +84,10 @@ test("a data directory that exists keeps the mode its owner gave it; the files t
   // The stale lock is taken over by a new file renamed over it; the newest journal, opened
   // again for appends, is set to 0600 before the write is kept in it; the snapshot waits for
   // the next compaction.
-  const second = await startServer({ dataDir });
+  const warnings: string[] = [];
+  const second = await startServer({ dataDir, logWarning: (line) => warnings.push(line) });
   closeFirst(t, () => second.close());
+  assert.deepEqual(warnings, [], "a directory only its owner may write to is no one else's business");
   assert.equal((await call(`${second.url}/users`, { method: "POST", json: { name: "Kay", email: "kay@example.com" } })).status, 201);
   assert.deepEqual(modes(dataDir), { "journal-2.log": "600", lock: "600", snapshot: "644" });
   await second.close();
@@ -97,4 +99,59 @@ test("a data directory that exists keeps the mode its owner gave it; the files t
   assert.deepEqual(modes(dataDir), { "journal-3.log": "600", lock: "600", snapshot: "600" });
   assert.equal(mode(dataDir).toString(8), "755");
   assert.deepEqual(((await call(`${third.url}/users`)).body as Array<{ id: number }>).map((user) => user.id), [1, 2, 3, 4, 5]);
+});
+
+test("a data directory that exists and that group or others may write to is made 0700, with one line saying so", { skip: SKIP }, async (t) => {
+  for (const loose of [0o777, 0o1777, 0o775, 0o702]) {
+    const dataDir = join(tempDir(t), "data");
+    mkdirSync(dataDir);
+    chmodSync(dataDir, loose);
+    const warnings: string[] = [];
+    const server = await startServer({ dataDir, logWarning: (line) => warnings.push(line) });
+    closeFirst(t, () => server.close());
+    const was = loose.toString(8).padStart(4, "0");
+    assert.deepEqual(warnings, [`The data directory ${dataDir} could be written by other users (mode ${was}); its mode is now 0700`]);
+    assert.equal((statSync(dataDir).mode & 0o7777).toString(8), "700", was);
+    await server.close();
+    // Once tight, the next start says nothing.
+    const again = await startServer({ dataDir, logWarning: (line) => warnings.push(line) });
+    await again.close();
+    assert.equal(warnings.length, 1, was);
+  }
+});
+
+// Root may change any mode: only another user meets a directory it cannot tighten.
+const NOT_ROOT = SKIP || (process.getuid?.() !== 0 && "needs root, to run the server as another user");
+
+test("a data directory others may write to that the server cannot tighten is used, with one line saying what to do", { skip: NOT_ROOT }, async (t) => {
+  // A volume mounted 0777 and owned by root, used by a server running as nobody.
+  const volume = tempDir(t);
+  chmodSync(volume, 0o755);
+  const dataDir = join(volume, "data");
+  mkdirSync(dataDir);
+  chmodSync(dataDir, 0o777);
+  const main = new URL("../../src/main.ts", import.meta.url).pathname;
+  const child = spawn(process.execPath, ["--import", "tsx", main], {
+    cwd: new URL("../..", import.meta.url).pathname,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: "0" },
+    uid: 65534,
+    gid: 65534,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  t.after(() => child.kill("SIGKILL"));
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  let stdout = "";
+  for await (const chunk of child.stdout) {
+    stdout += chunk;
+    if (stdout.includes("\n")) break;
+  }
+  assert.match(stdout, /listening/i);
+  child.kill("SIGTERM");
+  await once(child, "exit");
+  assert.deepEqual(stderr.trim().split("\n"), [
+    `The data directory ${dataDir} (mode 0777) can be written by other users, who could remove or replace its data, and its mode could not be changed (EPERM); make it 0700 or owned by the user the server runs as`,
+  ]);
+  assert.equal((statSync(dataDir).mode & 0o7777).toString(8), "777");
+  assert.deepEqual(modes(dataDir), { "journal-1.log": "600", snapshot: "600" });
 });

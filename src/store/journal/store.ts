@@ -1,5 +1,5 @@
 // The journal store: the memory store over a data directory, every write kept in the journal before it is answered.
-import { chmodSync, mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { createMemoryStore, type MemoryStore } from "../memory/store.ts";
 import type { SeedRecords } from "../records.ts";
@@ -48,6 +48,9 @@ export async function openJournalStore(dir: string, resources: Collections, star
       restrictMade(path, made);
       // A directory just made is durable only once its own parent is synced.
       await syncDirectory(dirname(made));
+    } else {
+      const notice = tightenOpen(path);
+      if (notice !== undefined) options.warn(notice);
     }
     lock = acquireLock(path);
   } catch (error) {
@@ -153,6 +156,27 @@ function restrictMade(path: string, made: string): void {
     }
     if (dir === made || dirname(dir) === dir) return;
   }
+}
+
+/**
+ * Gives DIR_MODE to a data directory that existed and that group or others may write to: they
+ * could remove or replace its journals and snapshot, whose own modes do not stop that. Says so
+ * in one line, or that it could not be done (a directory another user owns, a volume mounted
+ * 0777); the server goes on either way, since the files in it are FILE_MODE all the same. A
+ * directory others may only read or enter keeps its owner's mode: the files are closed to them.
+ */
+function tightenOpen(path: string): string | undefined {
+  if (process.platform === "win32") return undefined;
+  const mode = statSync(path).mode & 0o7777;
+  if ((mode & 0o022) === 0) return undefined;
+  const was = mode.toString(8).padStart(4, "0");
+  try {
+    chmodSync(path, DIR_MODE);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
+    return `The data directory ${path} (mode ${was}) can be written by other users, who could remove or replace its data, and its mode could not be changed (${reason}); make it 0700 or owned by the user the server runs as`;
+  }
+  return `The data directory ${path} could be written by other users (mode ${was}); its mode is now 0700`;
 }
 
 /** A data directory that cannot be used: made, locked, read or written. One line, with the system's code. */
