@@ -5,7 +5,8 @@ import { once } from "node:events";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { acquireLock, LOCK_FILE, LockedError } from "../../src/store/journal/lock.ts";
+import { hostname } from "node:os";
+import { acquireLock, LOCK_FILE, LockedError, startOf } from "../../src/store/journal/lock.ts";
 import { tempDir } from "./support.ts";
 
 test("acquireLock creates the lock with this pid, and release removes it once", (t) => {
@@ -117,4 +118,45 @@ test("acquireLock refuses, in one line saying what to do, a lock whose owner the
   } finally {
     process.kill = kill;
   }
+});
+
+// Where /proc shows when a process started (Linux), a lock says so, and a pid given again is told apart.
+const NO_PROC = !existsSync("/proc/self/stat") && "no /proc on this system";
+
+test("a lock says when its owner started; a live process with the lock's pid that started at another time does not hold it", { skip: NO_PROC }, async (t) => {
+  const dir = tempDir(t);
+  const lock = acquireLock(dir);
+  const text = readFileSync(join(dir, LOCK_FILE), "utf8");
+  assert.equal(text, `${process.pid} ${hostname()}\nstarted ${startOf(process.pid)}\n`);
+  assert.match(text, /\nstarted [0-9a-f-]{36}:\d+\n$/);
+  lock.release();
+
+  // An unrelated live process that has the pid a killed server had: its start differs.
+  const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  t.after(() => other.kill("SIGKILL"));
+  await once(other, "spawn");
+  const real = startOf(other.pid!)!;
+  const [boot, ticks] = real.split(":");
+  for (const started of [`${boot}:${Number(ticks) + 1}`, `00000000-0000-0000-0000-000000000000:${ticks}`]) {
+    writeFileSync(join(dir, LOCK_FILE), `${other.pid} ${hostname()}\nstarted ${started}\n`);
+    const taken = acquireLock(dir);
+    assert.match(readFileSync(join(dir, LOCK_FILE), "utf8"), new RegExp(`^${process.pid} `), started);
+    taken.release();
+  }
+
+  // The same process, still running, holds it; so does any live pid when the lock cannot say
+  // (an earlier version's lock, another host's, one whose start was not known).
+  for (const content of [
+    `${other.pid} ${hostname()}\nstarted ${real}\n`,
+    `${other.pid} ${hostname()}\n`,
+    `${other.pid} another-host\nstarted ${boot}:${Number(ticks) + 1}\n`,
+    `${other.pid} \nstarted ${boot}:${Number(ticks) + 1}\n`,
+  ]) {
+    writeFileSync(join(dir, LOCK_FILE), content);
+    assert.throws(() => acquireLock(dir), (error: unknown) => error instanceof LockedError && error.pid === other.pid, JSON.stringify(content));
+  }
+});
+
+test("startOf is undefined for a pid that does not exist", () => {
+  assert.equal(startOf(2 ** 22 + 1), undefined);
 });

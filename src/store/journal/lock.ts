@@ -1,4 +1,4 @@
-// One process per data directory: a lock file holding the owner's pid and host name, with stale locks taken over.
+// One process per data directory: a lock file holding the owner's pid, host name and start, with stale locks taken over.
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -23,10 +23,11 @@ export class LockedError extends Error {
 }
 
 /**
- * Takes the directory's lock: creates `lock` holding `<pid> <hostname>` (createWhole). If it
- * exists and names a live process other than this one, throws a LockedError (one line). If
- * it names a dead process (a server that was killed never removed it) or this very pid (a
- * container restarted runs as pid 1 again), it is stale and is taken over (takeOver).
+ * Takes the directory's lock: creates `lock` holding `<pid> <hostname>` and when this process
+ * started (createWhole, startOf). If it exists and names a live process other than this one,
+ * throws a LockedError (one line). If it names a dead process (a server that was killed never
+ * removed it), a live one that started after the lock's owner (its pid given again), or this
+ * very pid (a container restarted runs as pid 1 again), it is stale and is taken over (takeOver).
  *
  * The limit: a pid means something on one host only. Two hosts sharing a volume (NFS, a
  * cluster file system) each see the other's pid as dead, or as some unrelated live process,
@@ -39,7 +40,8 @@ export function acquireLock(dir: string): Lock {
   // A lock naming this pid is stale to the file system check below (a restarted container
   // is pid 1 again), so two servers in one process are told apart here.
   if (heldHere.has(path)) throw new LockedError(dir, process.pid, `${dir} is in use by another server in this process; close it or use another DATA_DIR`);
-  const content = `${process.pid} ${hostName()}\n`;
+  const started = startOf(process.pid);
+  const content = `${process.pid} ${hostName()}\n${started === undefined ? "" : `started ${started}\n`}`;
   try {
     createWhole(path, content);
   } catch (error) {
@@ -67,14 +69,45 @@ export function acquireLock(dir: string): Lock {
   };
 }
 
-/** Throws a LockedError if the lock names a live process other than this one. */
+/**
+ * Throws a LockedError if the lock names a live process other than this one. A live pid is
+ * the lock's owner unless the lock says when its owner started and the process with that pid
+ * now started at another time: the owner died and the pid was given again (to anything, a
+ * shell, another server) after a crash or a reboot. That is told only from a lock written on
+ * this host (the host name), where /proc shows the start; elsewhere, and where /proc cannot be
+ * read (Deno without --allow-all, macOS), the pid alone decides, as before.
+ */
 function refuseIfHeld(dir: string, path: string): void {
-  const pid = pidIn(path);
+  const { pid, host, started } = readLock(path);
   if (pid === undefined || pid === process.pid) return;
   const alive = isAlive(pid);
   // Refusing is safe where liveness cannot be checked; two writers on one journal are not.
   if (alive === undefined) throw new LockedError(dir, pid, `${dir} is locked by process ${pid}, which this runtime may not check (Deno needs --allow-run); if it is gone, remove ${path}`);
-  if (alive) throw new LockedError(dir, pid);
+  if (!alive) return;
+  if (started !== undefined && host !== "" && host === hostName()) {
+    const now = startOf(pid);
+    if (now !== undefined && now !== started) return;
+  }
+  throw new LockedError(dir, pid);
+}
+
+/**
+ * When the process with this pid started, as `<boot id>:<start time in clock ticks since
+ * boot>` from /proc: the pair names one process, once, on one host, where a pid is given again.
+ * Undefined where /proc cannot be read.
+ */
+export function startOf(pid: number): string | undefined {
+  try {
+    const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name, in parentheses, may hold spaces and parentheses: fields are counted after
+    // the last ")", where the third field (the state) begins; the start time is the 22nd.
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[22 - 3];
+    return boot !== "" && start !== undefined && /^\d+$/.test(start) ? `${boot}:${start}` : undefined;
+  } catch {
+    // No /proc (macOS, Windows), a process gone, or a runtime not allowed to read it (Deno).
+    return undefined;
+  }
 }
 
 /**
@@ -122,15 +155,29 @@ function takeOver(dir: string, path: string, content: string): void {
 
 /** The pid a lock file names; undefined for none (missing, or not holding one). */
 function pidIn(path: string): number | undefined {
+  return readLock(path).pid;
+}
+
+/**
+ * What a lock file says: `<pid> <host name>` on its first line, and, where /proc could be read,
+ * `started <boot id>:<ticks>` on the second (a lock of an earlier version has no second line).
+ */
+function readLock(path: string): { pid: number | undefined; host: string; started: string | undefined } {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { pid: undefined, host: "", started: undefined };
     throw error;
   }
-  const pid = Number.parseInt(text, 10);
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  const [first = "", second = ""] = text.split("\n");
+  const pid = Number.parseInt(first, 10);
+  const space = first.indexOf(" ");
+  return {
+    pid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined,
+    host: space === -1 ? "" : first.slice(space + 1),
+    started: second.startsWith("started ") ? second.slice("started ".length) : undefined,
+  };
 }
 
 // The lock files this process holds.
