@@ -84,7 +84,7 @@ export type Setting = {
   placeholder?: string;
 };
 
-// A time-out is at least 1 ms (0 would switch it off, which contract 7 forbids) and at most an hour.
+// A time-out is at least 1 ms (0 would switch it off, which docs/spec.md#7-configuration-and-process forbids) and at most an hour.
 const MILLISECONDS = { min: 1, max: 3_600_000 };
 
 /**

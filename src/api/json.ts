@@ -1,4 +1,4 @@
-// JSON bodies: parsed into a plain object, and refused, in the contract's order, when they hold too much, reach a prototype or nest too deep.
+// JSON bodies: parsed into a plain object, and refused, in the order of docs/spec.md#3-request-bodies, when they hold too much, reach a prototype or nest too deep.
 import { type ErrorCode, HttpError } from "./errors.ts";
 
 /** The deepest nesting of arrays and objects a body may have; the top-level object is level 1. */
@@ -11,7 +11,7 @@ export const MAX_DEPTH = 64;
  */
 export const MAX_VALUES = 100_000;
 
-/** The 400 codes a body can get from parseJsonObject, in the order its checks run (contract 3). */
+/** The 400 codes a body can get from parseJsonObject, in the order its checks run (docs/spec.md#3-request-bodies). */
 export const BODY_ERROR_CODES = [
   "EMPTY_BODY",
   "INVALID_ENCODING",
@@ -40,9 +40,9 @@ const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Parses bytes into a JSON object, or throws the HttpError the contract names. */
+/** Parses bytes into a JSON object, or throws the HttpError docs/spec.md#3-request-bodies names. */
 export function parseJsonObject(bytes: Uint8Array): JsonObject {
-  // A value takes a byte at least, so only a body longer than the limit can hold too many (contract 3, step 2: size).
+  // A value takes a byte at least, so only a body longer than the limit can hold too many (docs/spec.md#3-request-bodies, step 2: size).
   if (bytes.length > MAX_VALUES) {
     const { values, depth } = measureJson(bytes);
     if (values > MAX_VALUES) {
@@ -138,7 +138,7 @@ export function treeProblem(root: object, subject: string): HttpError | undefine
     }
     if (typeof value !== "object" || value === null) continue;
     // The walk goes on past the depth limit, so a forbidden name anywhere is
-    // reported first, as contract 3 orders; the body limit bounds the work.
+    // reported first, as docs/spec.md#3-request-bodies orders; the body limit bounds the work.
     if (depth > MAX_DEPTH) deep = true;
     if (Array.isArray(value)) {
       for (const item of value) stack.push([item, depth + 1]);

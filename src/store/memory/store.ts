@@ -289,7 +289,7 @@ function listOf(part: Part, list: ListQuery, parentId: RecordId | undefined): Li
     const ids = takePage(index.ids(parentId!), offset, limit);
     return { items: ids.map((childId) => records.get(childId)!), total: index.count(parentId!), tag };
   }
-  // Only this parent's children are read, so the cost follows their number (contract 5).
+  // Only this parent's children are read, so the cost follows their number (docs/spec.md#5-posts-comments-and-replies).
   return { ...selectPage(Array.from(index.ids(parentId!), (childId) => records.get(childId)!), list), tag };
 }
 
