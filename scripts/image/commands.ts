@@ -19,11 +19,11 @@ export const APT_PACKAGES = [...NEEDS.map(({ name }) => name), "libatomic1"];
 
 /**
  * What `podman run` gets beyond the image. Debian's runc, since crun fails on hosts with hybrid
- * cgroups. `--ulimit host`: podman's default limits ask for more open files than a process
+ * cgroups. Limits on open files and processes: podman's defaults ask for more than a process
  * without CAP_SYS_RESOURCE (root in a container, often) may set, and runc then fails in
- * setrlimit; the host's own limits can always be set.
+ * setrlimit; so does `--ulimit host`. 4096 of each is within the hard limits of any usual host.
  */
-export const RUN_FLAGS = ["--runtime", "runc", "--ulimit", "host"] as const;
+export const RUN_FLAGS = ["--runtime", "runc", "--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"] as const;
 
 /** The commands docs/containers.md begins with, in order, one a line, as a root shell in a clone runs them. */
 export function noRegistryCommands(): string[] {
