@@ -2,36 +2,38 @@
 import { readFileSync } from "node:fs";
 import ts from "typescript";
 
-/** A function found in a file: the line its name is on and its last line (1-based). */
+/** A function found in a file: the line its name is on and its last line (1-based), and how many lines that is. */
 export type FunctionSpan = { name: string; first: number; last: number; lines: number };
 
 /**
- * The functions of a file named `name`, outermost first: declarations, methods, and
- * constants or object members holding an arrow or a function expression. Each spans from
- * the line of its name to the line of its closing brace; its doc comment is not counted.
+ * The functions of a file named `name`, in the order they appear: declarations, named function
+ * expressions, methods, and constants or object members holding an arrow or a function
+ * expression; `Class.method` names a method of one class. Each spans from the line of its
+ * name to the line of its closing brace; its doc comment is not counted.
  */
 export function findFunctions(file: string, name: string): FunctionSpan[] {
   const text = readFileSync(file, "utf8");
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const [owner, member] = name.includes(".") ? name.split(".") : [undefined, name];
   const found: FunctionSpan[] = [];
   const span = (node: ts.Node): void => {
     const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
     const last = source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
     found.push({ name, first, last, lines: last - first + 1 });
   };
-  const visit = (node: ts.Node): void => {
-    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name?.getText(source) === name && node.body !== undefined) {
+  const holdsFunction = (node: ts.Expression | undefined) => node !== undefined && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
+  const visit = (node: ts.Node, inClass: string | undefined): void => {
+    const named = (candidate: ts.Node | undefined) => candidate !== undefined && candidate.getText(source) === member && (owner === undefined || owner === inClass);
+    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node)) && named(node.name) && node.body !== undefined) {
       span(node);
-    } else if (
-      (ts.isVariableDeclaration(node) || ts.isPropertyAssignment(node)) &&
-      node.name.getText(source) === name &&
-      node.initializer !== undefined &&
-      (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
-    ) {
-      span(ts.isVariableDeclaration(node) ? node.parent.parent : node);
+    } else if (ts.isVariableDeclaration(node) && named(node.name) && holdsFunction(node.initializer)) {
+      span(node.parent.parent);
+    } else if ((ts.isPropertyAssignment(node) || ts.isPropertyDeclaration(node)) && named(node.name) && holdsFunction(node.initializer)) {
+      span(node);
     }
-    ts.forEachChild(node, visit);
+    const className = ts.isClassDeclaration(node) ? node.name?.getText(source) : inClass;
+    ts.forEachChild(node, (child) => visit(child, className));
   };
-  visit(source);
+  visit(source, undefined);
   return found;
 }
