@@ -1,9 +1,11 @@
-// docs/containers.md begins with the commands that build and run the image without a registry, and they are the ones npm run image and the image test run.
+// docs/containers.md begins with the commands that build and run the image without a registry, which are the ones npm run image and the image test run; its other examples agree with the server.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { budArgs, documentedCommands, IMAGE_TAG, noRegistryCommands, RUN_FLAGS } from "../scripts/image/commands.ts";
+import { startServer } from "../src/http/server.ts";
+import { call } from "./support/http.ts";
 import { ROOT } from "./support/target.ts";
 
 const DOC = readFileSync(join(ROOT, "docs/containers.md"), "utf8");
@@ -42,4 +44,27 @@ test("budArgs builds the Dockerfile unchanged on the base given, in the Docker f
   }
   assert.ok(args.includes("--pull=never") && args.includes("RUNTIME_BASE=x"));
   assert.equal(args.at(-1), ".");
+});
+
+test("every docs line that runs the server's image publishes its port on 127.0.0.1 only, as docs/containers.md advises", () => {
+  const wide: string[] = [];
+  for (const name of ["README.md", ...readdirSync(join(ROOT, "docs")).map((file) => `docs/${file}`)]) {
+    for (const [index, line] of readFileSync(join(ROOT, name), "utf8").split("\n").entries()) {
+      if (!/\b(docker|podman) run\b.*\brest-reference-server\b/.test(line)) continue;
+      for (const found of line.matchAll(/(?:^|\s)-p\s+(\S+)/g)) if (!found[1]!.replace(/^`/, "").startsWith("127.0.0.1:")) wide.push(`${name}:${index + 1}: ${line.trim()}`);
+    }
+  }
+  assert.deepEqual(wide, []);
+});
+
+test("the Prometheus scrape job of docs/containers.md sends a token, which /metrics needs once tokens are set, and a read token is enough", async (t) => {
+  const job = /```yaml\nscrape_configs:\n([\s\S]*?)```/.exec(DOC)?.[1] ?? "";
+  const file = /^\s+authorization: \{ credentials_file: (\S+) \}$/m.exec(job)?.[1];
+  assert.ok(file !== undefined, `the scrape job has an authorization with a credentials_file:\n${job}`);
+  const server = await startServer({ authTokens: "read:r3ad-token,write:wr1te-token" });
+  t.after(() => server.close());
+  assert.equal((await call(`${server.url}/metrics`)).status, 401);
+  const scraped = await call(`${server.url}/metrics`, { headers: { authorization: "Bearer r3ad-token" } });
+  assert.equal(scraped.status, 200);
+  assert.match(scraped.text, /^# HELP /m);
 });
