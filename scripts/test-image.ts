@@ -127,6 +127,21 @@ if (built.length === VARIANTS.length) {
     console.log("");
     return measured.map(({ total }) => total);
   });
+  if (sizes !== undefined) {
+    await report.check("the sizes docs/containers.md gives, of both images and of their dist/ layer, are within 5% of those measured", async () => {
+      const documented = documentedSizes(readFileSync(join(ROOT, "docs/containers.md"), "utf8"));
+      const measuredDist = [];
+      for (const variant of VARIANTS) measuredDist.push((await measure(variant.tag, base!)).layers.find((layer) => layer.createdBy.includes("/app/dist/"))?.size ?? 0);
+      const wrong = [
+        ...sizes.map((size, index) => [`the ${VARIANTS[index]!.label} image`, documented.totals[index], size] as const),
+        ...measuredDist.map((size, index) => [`the dist/ layer of the ${VARIANTS[index]!.label} image`, documented.dist[index], size] as const),
+      ].filter(([, told, size]) => told === undefined || Math.abs(told - size) > size * 0.05);
+      assert.deepEqual(
+        wrong.map(([what, told, size]) => `${what}: documented ${told === undefined ? "nowhere" : megabytes(told)}, measured ${megabytes(size)}`),
+        [],
+      );
+    });
+  }
   if (sizes === undefined) report.cannot("the default image is the smaller", "the images were not measured");
   else {
     await report.check(`the default image is the smaller: ${megabytes(sizes[0]!)} against ${megabytes(sizes[1]!)}`, async () => {
@@ -222,6 +237,20 @@ async function measure(tag: string, base: Base): Promise<{ total: number; layers
     ...own.map((entry, index) => ({ size: entry.size, createdBy: said(index).replace(/\s+/g, " ").trim(), base: false })).filter((layer) => layer.size > 0),
   ];
   return { total: image.Size, layers };
+}
+
+/**
+ * The sizes the Size section of docs/containers.md gives, in bytes: the two images, in the
+ * order of its first table, and the dist/ layer of each, in the order of the layer tables.
+ */
+function documentedSizes(markdown: string): { totals: number[]; dist: number[] } {
+  const section = markdown.slice(markdown.indexOf("## Size"), markdown.indexOf("\n## ", markdown.indexOf("## Size") + 1));
+  const bytes = (text: string) => Number(text.split(" ")[0]) * (text.endsWith("MB") ? 1e6 : 1e3);
+  const rows = section.split("\n").filter((line) => line.startsWith("| "));
+  const size = (line: string) => /\| (\d+(?:\.\d+)? [MkG]?B) \|/.exec(line)?.[1];
+  const totals = rows.filter((line) => /^\| (default|`--build-arg)/.test(line)).map((line) => bytes(size(line) ?? "0"));
+  const dist = rows.filter((line) => line.includes("`COPY --from=build /app/dist/ dist/`")).map((line) => bytes(size(line) ?? "0"));
+  return { totals, dist };
 }
 
 /** A size as `podman images` shows it: in MB or kB of 1000. */
