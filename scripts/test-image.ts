@@ -1,34 +1,24 @@
-// The image test (npm run test:image): builds the repository's Dockerfile with buildah on a stand-in for its node base image, runs both runtime variants with podman and runc, checks them, and measures them.
+// The image test (npm run test:image): builds the repository's Dockerfile as docs/containers.md says (npm run image) and its other variant with buildah on a stand-in for its node base image, runs both with podman and runc, checks them, and measures them.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseDockerfile } from "../test/support/dockerfile.ts";
 import { type Base, cacheFolder, ensureBase, namedImage } from "./image/base.ts";
-import { checkImage, expectedFrom, Report, seconds } from "./image/checks.ts";
+import { checkDocumentedRun, checkImage, expectedFrom, Report, seconds } from "./image/checks.ts";
+import { budArgs, IMAGE_TAG, missingNeeds, npmCaMounts } from "./image/commands.ts";
 import { Podman } from "./image/podman.ts";
 import { killAll, must, run } from "./image/run.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-/** The tag of the default image in local container storage, which the test leaves there. */
-const TAG = "rest-reference-server:test";
+/** The tag of the variant on the node image's whole image, which the test leaves in local container storage. */
+const WHOLE_BASE_TAG = "rest-reference-server:test-slim";
 /** The whole test stops, failed, after this long. */
 const DEADLINE_MS = 15 * 60_000;
 
-/** What the test needs on this machine, and the Debian package of each; none is ever skipped. */
-const NEEDS = [
-  { program: "/usr/sbin/debootstrap", name: "debootstrap" },
-  { program: "/usr/bin/buildah", name: "buildah" },
-  { program: "/usr/bin/podman", name: "podman" },
-  { program: "/usr/sbin/runc", name: "runc" },
-];
-
-const missing = NEEDS.filter(({ program }) => !existsSync(program)).map(({ name }) => name);
-const needed = [
-  ...(missing.length === 0 ? [] : [`${missing.join(", ")} (apt-get install -y --no-install-recommends debootstrap buildah podman runc)`]),
-  ...(process.getuid?.() === 0 ? [] : ["root, for debootstrap and buildah's chroot isolation"]),
-];
+// What the test needs on this machine (scripts/image/commands.ts); it is never skipped.
+const needed = missingNeeds();
 if (needed.length > 0) {
   console.error(`test-image: cannot run without ${needed.join(", and ")}`);
   process.exit(1);
@@ -67,35 +57,46 @@ async function finish(extraFailure?: string): Promise<never> {
 const deadline = setTimeout(() => void finish(`the image test ends within ${DEADLINE_MS / 60_000} minutes`), DEADLINE_MS);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void finish(`the image test was interrupted by ${signal}`));
 
-/** The two runtime variants: the Dockerfile's default (on scratch), and its base's whole image (RUNTIME_BASE). */
+/**
+ * The two runtime variants: the Dockerfile's default (on scratch), which `npm run image` builds
+ * as docs/containers.md says, and the variant on its base's whole image (RUNTIME_BASE).
+ */
 type Variant = { label: string; tag: string; args: (base: Base) => string[] };
 const VARIANTS: Variant[] = [
-  { label: "default (RUNTIME_BASE=scratch)", tag: TAG, args: (base) => ["--build-arg", `NODE_IMAGE=${base.image}`] },
-  {
-    label: "RUNTIME_BASE=<the node image>",
-    tag: `${TAG}-slim`,
-    args: (base) => ["--build-arg", `NODE_IMAGE=${base.image}`, "--build-arg", `RUNTIME_BASE=${base.image}`],
-  },
+  { label: "default (RUNTIME_BASE=scratch), by npm run image", tag: IMAGE_TAG, args: () => [] },
+  { label: "RUNTIME_BASE=<the node image>", tag: WHOLE_BASE_TAG, args: (base) => ["--build-arg", `RUNTIME_BASE=${base.image}`] },
 ];
+const note = (line: string) => {
+  // npm run image tells some of these too, before the test itself comes to them.
+  if (notes.includes(line)) return;
+  notes.push(line);
+  console.log(`note: ${line}`);
+};
 
 console.log(`The image test: ${named.image}, stood in for by a base made from Debian's packages (cache: ${cacheFolder()})`);
+const imagesBefore = await imageIds(["-a"]);
+const built: Variant[] = [];
+// The documented command first: it makes the stand-in base when local storage lacks it, then builds the default.
 let phase = Date.now();
+const imageBuilt = await report.check(`npm run image, as docs/containers.md says, builds ${IMAGE_TAG}`, async () => {
+  const printed = await must("npm", ["run", "image"], { cwd: ROOT, timeoutMs: 900_000, log: join(scratch, "build-image.log") });
+  for (const found of printed.matchAll(/^note: (.*)$/gm)) note(found[1]!);
+  return true;
+});
+times.push(`npm run image (the stand-in base, if it was missing, and ${IMAGE_TAG}): ${seconds(Date.now() - phase)}`);
+if (imageBuilt !== undefined) built.push(VARIANTS[0]!);
+phase = Date.now();
 const base = await report.check(`a stand-in for ${named.image}: Debian ${named.suite} slim, node and npm in /usr/local, user node (uid 1000)`, () =>
-  ensureBase(named, scratch, (line) => {
-    notes.push(line);
-    console.log(`note: ${line}`);
-  }),
+  ensureBase(named, scratch, note),
 );
 if (base === undefined) {
-  for (const variant of VARIANTS) report.cannot(`builds the Dockerfile, ${variant.label}`, "there is no base image");
+  report.cannot(`builds the Dockerfile, ${VARIANTS[1]!.label}`, "there is no base image");
   await finish();
 }
 times.push(`base ${base!.image} (node ${base!.version}, ${base!.from}): ${seconds(base!.ms)}`);
 
-const caMounts = await npmCaMounts();
-const built: Variant[] = [];
-const imagesBefore = await imageIds(["-a"]);
-for (const variant of VARIANTS) {
+const caMounts = await npmCaMounts(scratch, note);
+for (const variant of VARIANTS.slice(1)) {
   phase = Date.now();
   const ok = await report.check(`builds the Dockerfile, ${variant.label}, as ${variant.tag}`, async () => {
     await build(variant, base!);
@@ -112,6 +113,8 @@ for (const variant of built) {
   await checkImage(podman, report, variant.tag, variant.tag, expected, scratch);
   times.push(`checks of ${variant.tag}: ${seconds(Date.now() - phase)}`);
 }
+if (imageBuilt !== undefined) await checkDocumentedRun(podman, report, readFileSync(join(ROOT, "docs/containers.md"), "utf8"));
+else report.cannot("the podman run line of docs/containers.md serves", "npm run image did not build the image");
 
 if (built.length === VARIANTS.length) {
   const sizes = await report.check("measures both images and each of their layers", async () => {
@@ -126,6 +129,21 @@ if (built.length === VARIANTS.length) {
     console.log("");
     return measured.map(({ total }) => total);
   });
+  if (sizes !== undefined) {
+    await report.check("the sizes docs/containers.md gives, of both images and of their dist/ layer, are within 5% of those measured", async () => {
+      const documented = documentedSizes(readFileSync(join(ROOT, "docs/containers.md"), "utf8"));
+      const measuredDist = [];
+      for (const variant of VARIANTS) measuredDist.push((await measure(variant.tag, base!)).layers.find((layer) => layer.createdBy.includes("/app/dist/"))?.size ?? 0);
+      const wrong = [
+        ...sizes.map((size, index) => [VARIANTS[index]!.tag, documented.totals[index], size] as const),
+        ...measuredDist.map((size, index) => [`the dist/ layer of ${VARIANTS[index]!.tag}`, documented.dist[index], size] as const),
+      ].filter(([, told, size]) => told === undefined || Math.abs(told - size) > size * 0.05);
+      assert.deepEqual(
+        wrong.map(([what, told, size]) => `${what}: documented ${told === undefined ? "nowhere" : megabytes(told)}, measured ${megabytes(size)}`),
+        [],
+      );
+    });
+  }
   if (sizes === undefined) report.cannot("the default image is the smaller", "the images were not measured");
   else {
     await report.check(`the default image is the smaller: ${megabytes(sizes[0]!)} against ${megabytes(sizes[1]!)}`, async () => {
@@ -141,20 +159,7 @@ await finish();
 /** Builds the repository's Dockerfile, unchanged, with buildah, and tags it; removes the image the tag named before if nothing else uses it. */
 async function build(variant: Variant, base: Base): Promise<void> {
   const before = await run("podman", ["image", "inspect", "--format", "{{.Id}}", variant.tag], { timeoutMs: 30_000 });
-  const args = [
-    "bud",
-    "--isolation", "chroot",
-    // The OCI format has no HEALTHCHECK.
-    "--format", "docker",
-    "--network", "host",
-    "--pull=never",
-    // A layer for each instruction, as docker build makes, each reused while its inputs are unchanged.
-    "--layers",
-    ...caMounts,
-    ...variant.args(base),
-    "-t", variant.tag,
-    ".",
-  ];
+  const args = budArgs(base.image, variant.tag, [...caMounts, ...variant.args(base)]);
   await must("buildah", args, { cwd: ROOT, timeoutMs: 420_000, log: join(scratch, `build-${variant.tag.replace(/\W/g, "-")}.log`) });
   const after = (await must("podman", ["image", "inspect", "--format", "{{.Id}}", variant.tag], { timeoutMs: 30_000 })).trim();
   const old = before.stdout.trim();
@@ -207,22 +212,6 @@ async function removeStaleCache(base: Base, before: Set<string>, used: Set<strin
 }
 
 /**
- * Where npm on this machine trusts a certificate authority of its own (a proxy that opens
- * TLS), `npm ci` in the build stage must trust it too: the file, and an npmrc naming it, are
- * mounted for the RUN steps only, and stay out of the image.
- */
-async function npmCaMounts(): Promise<string[]> {
-  const ran = await run("npm", ["config", "get", "cafile"], { timeoutMs: 30_000, cwd: scratch });
-  const npmCafile = ran.code === 0 ? ran.stdout.trim() : "";
-  const configured = [npmCafile, process.env.NODE_EXTRA_CA_CERTS ?? ""].find((file) => file.startsWith("/") && existsSync(file));
-  if (configured === undefined) return [];
-  const npmrc = join(scratch, "npmrc");
-  writeFileSync(npmrc, "cafile=/run/build-ca/ca.pem\n");
-  notes.push(`npm here trusts the authorities in ${configured}; npm ci in the build stage was given that file too (mounted for the build only)`);
-  return ["-v", `${configured}:/run/build-ca/ca.pem:ro`, "-v", `${npmrc}:/root/.npmrc:ro`];
-}
-
-/**
  * The image's size and each layer's, oldest first, as `podman history` counts them
  * (uncompressed): the base image's layers as one, then each instruction of the Dockerfile's
  * runtime stage that added bytes.
@@ -250,6 +239,20 @@ async function measure(tag: string, base: Base): Promise<{ total: number; layers
     ...own.map((entry, index) => ({ size: entry.size, createdBy: said(index).replace(/\s+/g, " ").trim(), base: false })).filter((layer) => layer.size > 0),
   ];
   return { total: image.Size, layers };
+}
+
+/**
+ * The sizes the Size section of docs/containers.md gives, in bytes: the two images, in the
+ * order of its first table, and the dist/ layer of each, in the order of the layer tables.
+ */
+function documentedSizes(markdown: string): { totals: number[]; dist: number[] } {
+  const section = markdown.slice(markdown.indexOf("## Size"), markdown.indexOf("\n## ", markdown.indexOf("## Size") + 1));
+  const bytes = (text: string) => Number(text.split(" ")[0]) * (text.endsWith("MB") ? 1e6 : 1e3);
+  const rows = section.split("\n").filter((line) => line.startsWith("| "));
+  const size = (line: string) => /\| (\d+(?:\.\d+)? [MkG]?B) \|/.exec(line)?.[1];
+  const totals = rows.filter((line) => /^\| (default|`--build-arg)/.test(line)).map((line) => bytes(size(line) ?? "0"));
+  const dist = rows.filter((line) => line.includes("`COPY --from=build /app/dist/ dist/`")).map((line) => bytes(size(line) ?? "0"));
+  return { totals, dist };
 }
 
 /** A size as `podman images` shows it: in MB or kB of 1000. */

@@ -7,6 +7,7 @@ import { DEFAULT_ALLOWED_HOSTS, hostCheck, parseTokens, readTokensFile } from ".
 import { type CorsOrigins, normaliseOrigin } from "./http/cors.ts";
 import { isPostgresUrl } from "./store/database.ts";
 import { parseWholeNumber } from "./api/input.ts";
+import { syntaxErrorPlace } from "./api/json-syntax.ts";
 import { DEFAULT_COMPACT_BYTES } from "./store/journal/journal.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "./store/journal/writer.ts";
 import { LOG_FORMATS, type LogFormat } from "./ops/log.ts";
@@ -83,7 +84,7 @@ export type Setting = {
   placeholder?: string;
 };
 
-// A time-out is at least 1 ms (0 would switch it off, which contract 7 forbids) and at most an hour.
+// A time-out is at least 1 ms (0 would switch it off, which docs/spec.md#7-configuration-and-process forbids) and at most an hour.
 const MILLISECONDS = { min: 1, max: 3_600_000 };
 
 /**
@@ -443,7 +444,11 @@ export function readJsonFile(path: string, what: string, settings: string): unkn
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`The ${what} ${path} is not valid JSON (${(error as Error).message}); fix the file`);
+    // The place from the text itself, since only some runtimes' messages give one, and as an offset.
+    const place = syntaxErrorPlace(text);
+    const at = place === undefined ? "" : ` at line ${place.line}, column ${place.column}`;
+    const reason = (error as Error).message.replace(/ in JSON at position \d+.*$|, ".*" is not valid JSON$/s, "");
+    throw new ConfigError(`The ${what} ${path} is not valid JSON${at} (${reason}); fix the file`);
   }
 }
 

@@ -41,6 +41,9 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     );
   });
 }
+// Test control lets whoever reaches the port erase or replace the data, so its start says so,
+// on stderr and before the listening line, naming the setting as it was given.
+if (config.control) createLogger(logFormat).warn(controlWarning(flags.control !== undefined ? "--control on" : "CONTROL=on", running.url));
 // In `json` this line is a JSON object too, so that every line on stdout is one.
 createLogger(logFormat).info(`Listening on ${running.url}`);
 
@@ -114,19 +117,27 @@ async function listenOrExit(config: Config, seed: unknown, resources: unknown): 
 }
 
 function describeListenError(error: NodeJS.ErrnoException, { host, port }: Config): string {
+  // The setting named is the one the user gave: the flag wins over the variable, as it did here.
+  const portSetting = flags.port !== undefined ? "--port" : "PORT";
+  const hostSetting = flags.host !== undefined ? "--host" : "HOST";
   switch (error.code) {
     case "EADDRINUSE":
-      return `Port ${port} on ${host} is already in use; set PORT to a free port`;
+      return `Port ${port} on ${host} is already in use; set ${portSetting} to a free port`;
     case "EACCES":
-      return `Port ${port} needs more privileges than this process has; set PORT to 1024 or above`;
+      return `Port ${port} needs more privileges than this process has; set ${portSetting} to 1024 or above`;
     case "EADDRNOTAVAIL":
-      return `HOST ${host} is not an address of this machine; set HOST to 127.0.0.1 or 0.0.0.0`;
+      return `${hostSetting} ${host} is not an address of this machine; set ${hostSetting} to 127.0.0.1 or 0.0.0.0`;
     case "ENOTFOUND":
     case "EAI_AGAIN":
-      return `HOST ${host} cannot be resolved to an address; set HOST to 127.0.0.1 or 0.0.0.0`;
+      return `${hostSetting} ${host} cannot be resolved to an address; set ${hostSetting} to 127.0.0.1 or 0.0.0.0`;
     default:
-      return `Cannot listen on ${host}:${port} (${error.code ?? error.message}); check HOST and PORT`;
+      return `Cannot listen on ${host}:${port} (${error.code ?? error.message}); check ${hostSetting} and ${portSetting}`;
   }
+}
+
+/** The start-up warning of test control: what anyone who reaches `url` can do, and when to turn it off. */
+function controlWarning(setting: string, url: string): string {
+  return `Warning: test control is on (${setting}): anyone who can reach ${url} can erase or replace every record; turn it off wherever others can reach the server`;
 }
 
 function exitWith(line: string): never {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { BODIES_AT_ONCE, checkMediaType } from "../src/http/body.ts";
-import { countValues, MAX_DEPTH, parseJsonObject } from "../src/api/json.ts";
+import { countValues, MAX_DEPTH, measureJson, parseJsonObject } from "../src/api/json.ts";
 import { ERROR_CATALOGUE, HttpError } from "../src/api/errors.ts";
 import { RESPONSES } from "../src/openapi/components.ts";
 
@@ -383,6 +383,27 @@ test("countValues counts the text, each member's value and each element, and not
   assert.equal(count('{"a,[{:":"]},:[,"}'), 2);
   assert.equal(count('{"a\\":[,":"x"}'), 2);
   assert.equal(count('{"z":[0,0,'), 5);
+});
+
+test("measureJson finds the deepest nesting of a text, the top-level value being level 1, and none inside strings", () => {
+  const depth = (text: string) => measureJson(Buffer.from(text)).depth;
+  assert.equal(depth("{}"), 1);
+  assert.equal(depth('{"a":[[],{"b":[1]}]}'), 4);
+  assert.equal(depth('{"a":"[[[{{{"}'), 1);
+  assert.equal(depth(`{"a":${"[".repeat(64)}`), 65);
+  assert.deepEqual(measureJson(Buffer.from('{"a":[1,2]}')), { values: 4, depth: 2 });
+});
+
+test("parseJsonObject refuses a body past both bounds as too deep, and one only past the value bound as too large", () => {
+  const levels = (n: number) => Buffer.from(`{"a":${"[".repeat(n)}${"]".repeat(n)}}`);
+  assert.throws(() => parseJsonObject(levels(100_000)), { code: "BODY_TOO_DEEP", status: 400 });
+  assert.throws(() => parseJsonObject(Buffer.from(`{"a":[${"[],".repeat(100_000)}[]]}`)), { code: "BODY_TOO_LARGE", status: 413 });
+  assert.throws(() => parseJsonObject(Buffer.from(`{"a":${"[".repeat(63)}${"0,".repeat(100_000)}0${"]".repeat(63)}}`)), {
+    code: "BODY_TOO_LARGE",
+  });
+  assert.throws(() => parseJsonObject(Buffer.from(`{"a":${"[".repeat(64)}${"0,".repeat(100_000)}0${"]".repeat(64)}}`)), {
+    code: "BODY_TOO_DEEP",
+  });
 });
 
 test("the bound of bodies still arriving is told as the code has it: the catalogue, the OpenAPI document and the docs", () => {

@@ -11,8 +11,8 @@ import { readListeningUrl } from "./support/target.ts";
 const ENTRY = ["--import", "tsx", "src/main.ts"];
 
 /** Runs the entry point to its end and collects what it printed and its exit code. */
-async function runToExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ENTRY, { env: { ...process.env, PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+async function runToExit(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...ENTRY, ...args], { env: { ...process.env, PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -51,6 +51,12 @@ for (const [env, line] of INVALID_ENV) {
     assert.equal(stdout, "");
   });
 }
+
+test("main with --host 192.0.2.1, not an address of this machine, exits 1 with one line naming --host, the setting used", async () => {
+  const { code, stderr } = await runToExit({ HOST: "127.0.0.1" }, ["--host", "192.0.2.1"]);
+  assert.equal(code, 1);
+  assert.equal(stderr, "--host 192.0.2.1 is not an address of this machine; set --host to 127.0.0.1 or 0.0.0.0\n");
+});
 
 test("main on a port already in use exits 1 with one line naming the port", async (t) => {
   const taken = await startServer();

@@ -6,6 +6,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { execForm, type Stage } from "../../test/support/dockerfile.ts";
+import { documentedCommands } from "./commands.ts";
 import { type Container, type Podman, send } from "./podman.ts";
 
 /** Counts and prints checks: `ok N - name` or `not ok N - name` with the reason, indented. */
@@ -263,4 +264,21 @@ function parseDuration(text: string | undefined): number {
   const found = /^(\d+)s$/.exec(text ?? "");
   assert.ok(found, `a HEALTHCHECK duration in seconds, not ${text}`);
   return Number(found[1]);
+}
+
+/**
+ * The `podman run` line docs/containers.md begins with, run as written but detached, under a
+ * name of this run's and on a free port: the image `npm run image` built starts under the name
+ * the line gives it, with the line's runtime and limits, and serves the two users.
+ */
+export async function checkDocumentedRun(podman: Podman, report: Report, markdown: string): Promise<void> {
+  const line = documentedCommands(markdown).find((command) => command.startsWith("podman run "));
+  await report.check(`the podman run line of docs/containers.md serves: ${line ?? "(none found)"}`, async () => {
+    assert.ok(line !== undefined, "docs/containers.md begins with no podman run line");
+    const container = await podman.startAsWritten(line);
+    const answer = await send(container, { path: "/users" });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal((JSON.parse(answer.text) as unknown[]).length, 2);
+    await podman.remove(container);
+  });
 }

@@ -1,13 +1,11 @@
 // Containers of the image under test: started with runc on a port of 127.0.0.1, spoken to over HTTP, and removed at the end.
 import { request } from "node:http";
 import { createServer } from "node:net";
-import { readFileSync } from "node:fs";
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
+import { RUN_FLAGS } from "./commands.ts";
 import { failure, must, run } from "./run.ts";
 
-/** The OCI runtime: Debian's runc, since crun fails on hosts with hybrid cgroups. */
-export const RUNC = "/usr/sbin/runc";
 const PODMAN_TIMEOUT = 60_000;
 
 /** A container under test: its name, and the base URL of its published port. */
@@ -15,22 +13,6 @@ export type Container = { name: string; port: number; base: string };
 
 /** What a container is started with besides the image: environment and volumes (`source:target[:options]`). */
 export type StartOptions = { env?: Record<string, string>; volumes?: string[] };
-
-/**
- * The resource limits given to every container. Podman's defaults ask for more than a
- * process without CAP_SYS_RESOURCE may set, and runc then fails in setrlimit; these stay
- * within this process's hard limits (and podman's own limit on processes).
- */
-export function ulimits(): string[] {
-  const limits = readFileSync("/proc/self/limits", "utf8");
-  const hard = (name: string, cap: number) => {
-    const value = new RegExp(`^${name}\\s+\\S+\\s+(\\S+)`, "m").exec(limits)?.[1];
-    return value === undefined || value === "unlimited" ? cap : Math.min(Number(value), cap);
-  };
-  const files = hard("Max open files", 65_536);
-  const processes = hard("Max processes", 4_096);
-  return ["--ulimit", `nofile=${files}:${files}`, "--ulimit", `nproc=${processes}:${processes}`];
-}
 
 /** Starts, tracks and removes the containers and volumes of one run of the test. */
 export class Podman {
@@ -56,11 +38,40 @@ export class Podman {
   async start(image: string, options: StartOptions = {}): Promise<Container> {
     const name = `${this.prefix}-${++this.count}`;
     const port = await freePort();
-    const args = ["run", "-d", "--name", name, "--runtime", RUNC, ...ulimits(), "-p", `127.0.0.1:${port}:3000`];
+    // The runtime and limits docs/containers.md gives podman run (commands.ts).
+    const args = ["run", "-d", "--name", name, ...RUN_FLAGS, "-p", `127.0.0.1:${port}:3000`];
     for (const [key, value] of Object.entries(options.env ?? {})) args.push("-e", `${key}=${value}`);
     for (const volume of options.volumes ?? []) args.push("-v", volume);
     this.containers.add(name);
     await must("podman", [...args, image], { timeoutMs: PODMAN_TIMEOUT });
+    const container = { name, port, base: `http://127.0.0.1:${port}` };
+    await this.waitUntilServing(container);
+    return container;
+  }
+
+  /**
+   * Starts a `podman run` line as written, but detached, with a name of this run's and its
+   * published port moved to a free one of 127.0.0.1, and waits until /healthz answers.
+   */
+  async startAsWritten(line: string): Promise<Container> {
+    const words = line.split(/\s+/);
+    if (words[0] !== "podman" || words[1] !== "run") throw new Error(`Not a podman run line: ${line}`);
+    const name = `${this.prefix}-${++this.count}`;
+    const port = await freePort();
+    const args = ["run", "-d"];
+    for (let i = 2; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === "--name") args.push(word, name);
+      else if (word === "-p") args.push(word, words[i + 1]!.replace(/^127\.0\.0\.1:\d+:/, `127.0.0.1:${port}:`));
+      else {
+        args.push(word);
+        continue;
+      }
+      i++;
+    }
+    if (!args.includes(name)) throw new Error(`The line names no container (--name): ${line}`);
+    this.containers.add(name);
+    await must("podman", args, { timeoutMs: PODMAN_TIMEOUT });
     const container = { name, port, base: `http://127.0.0.1:${port}` };
     await this.waitUntilServing(container);
     return container;

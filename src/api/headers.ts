@@ -3,7 +3,7 @@
 /** What the API reads from a request beyond the safelisted headers; a preflight grants exactly these. */
 export const CORS_ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id";
 
-/** The answer headers a page may read beyond the safelisted ones (contract 10). */
+/** The answer headers a page may read beyond the safelisted ones (docs/spec.md#10-browsers-caches-and-concurrent-editors). */
 export const CORS_EXPOSE_HEADERS = "X-Total-Count, Location, ETag, Link, X-Request-Id";
 
 /**

@@ -1,10 +1,10 @@
-// Path ids: digits only, base 10, a safe integer (contract 2); or, in a collection with string ids, 1 to 64 URL-safe characters.
+// Path ids: digits only, base 10, a safe integer (docs/spec.md#path-ids); or, in a collection with string ids, 1 to 64 URL-safe characters.
 import { HttpError } from "./errors.ts";
 import { clip, parseWholeNumber } from "./input.ts";
 import { STRING_ID } from "../store/ids.ts";
 
 /**
- * Reads a path id. `01` is 1 (seed spec part 4, rule 1: base 10); `abc`, `1.5`, `-1`,
+ * Reads a path id. `01` is 1 (base 10, docs/spec.md#path-ids); `abc`, `1.5`, `-1`,
  * `1e3` and numbers past Number.MAX_SAFE_INTEGER are refused with 400. `0` is a
  * well-formed id that no record has, so it leads to a 404, not a 400.
  */

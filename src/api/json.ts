@@ -1,4 +1,4 @@
-// JSON bodies: parsed into a plain object, and refused, in the contract's order, when they hold too much, reach a prototype or nest too deep.
+// JSON bodies: parsed into a plain object, and refused, in the order of docs/spec.md#3-request-bodies, when they hold too much, reach a prototype or nest too deep.
 import { type ErrorCode, HttpError } from "./errors.ts";
 
 /** The deepest nesting of arrays and objects a body may have; the top-level object is level 1. */
@@ -11,7 +11,7 @@ export const MAX_DEPTH = 64;
  */
 export const MAX_VALUES = 100_000;
 
-/** The 400 codes a body can get from parseJsonObject, in the order its checks run (contract 3). */
+/** The 400 codes a body can get from parseJsonObject, in the order its checks run (docs/spec.md#3-request-bodies). */
 export const BODY_ERROR_CODES = [
   "EMPTY_BODY",
   "INVALID_ENCODING",
@@ -40,11 +40,17 @@ const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Parses bytes into a JSON object, or throws the HttpError the contract names. */
+/** Parses bytes into a JSON object, or throws the HttpError docs/spec.md#3-request-bodies names. */
 export function parseJsonObject(bytes: Uint8Array): JsonObject {
-  // A value takes a byte at least, so only a body longer than the limit can hold too many (contract 3, step 2: size).
-  if (bytes.length > MAX_VALUES && countValues(bytes) > MAX_VALUES) {
-    throw new HttpError("BODY_TOO_LARGE", `Request body must not hold more than ${MAX_VALUES} values (members, elements and what they hold)`);
+  // A value takes a byte at least, so only a body longer than the limit can hold too many (docs/spec.md#3-request-bodies, step 2: size).
+  if (bytes.length > MAX_VALUES) {
+    const { values, depth } = measureJson(bytes);
+    if (values > MAX_VALUES) {
+      // A body this full is not parsed. Nested past the limit, it is refused as too deep
+      // whatever its count, as a shallower one would be (docs/decisions.md, "Bounded memory").
+      if (depth > MAX_DEPTH) throw tooDeep("Request body");
+      throw new HttpError("BODY_TOO_LARGE", `Request body must not hold more than ${MAX_VALUES} values (members, elements and what they hold)`);
+    }
   }
   let text: string;
   try {
@@ -74,7 +80,16 @@ export function parseJsonObject(bytes: Uint8Array): JsonObject {
  * Malformed text is counted the same way; the parser refuses it afterwards.
  */
 export function countValues(bytes: Uint8Array): number {
+  return measureJson(bytes).values;
+}
+
+/**
+ * How many values a JSON text holds (as countValues counts them) and how deep its arrays and
+ * objects nest (the top-level one is level 1), read on its bytes in one pass without parsing.
+ */
+export function measureJson(bytes: Uint8Array): { values: number; depth: number } {
   let count = 1;
+  let depth = 0;
   let inString = false;
   // Whether each open container is an array (1) or an object (0); a `,` adds a value only in an array.
   const open: number[] = [];
@@ -94,15 +109,14 @@ export function countValues(bytes: Uint8Array): number {
       if (byte !== 0x5d) count++;
     }
     if (byte === 0x22) inString = true;
-    else if (byte === 0x5b) {
-      open.push(1);
-      first = true;
-    } else if (byte === 0x7b) open.push(0);
-    else if (byte === 0x5d || byte === 0x7d) open.pop();
+    else if (byte === 0x5b || byte === 0x7b) {
+      first = byte === 0x5b;
+      if (open.push(first ? 1 : 0) > depth) depth = open.length;
+    } else if (byte === 0x5d || byte === 0x7d) open.pop();
     else if (byte === 0x3a) count++;
     else if (byte === 0x2c && open[open.length - 1] === 1) count++;
   }
-  return count;
+  return { values: count, depth };
 }
 
 /**
@@ -113,7 +127,7 @@ export function countValues(bytes: Uint8Array): number {
 export function treeProblem(root: object, subject: string): HttpError | undefined {
   if (isFlatAndSound(root)) return undefined;
   let forbidden: string | undefined;
-  let tooDeep = false;
+  let deep = false;
   let infinite = false;
   const stack: Array<[unknown, number]> = [[root, 1]];
   while (stack.length > 0) {
@@ -124,8 +138,8 @@ export function treeProblem(root: object, subject: string): HttpError | undefine
     }
     if (typeof value !== "object" || value === null) continue;
     // The walk goes on past the depth limit, so a forbidden name anywhere is
-    // reported first, as contract 3 orders; the body limit bounds the work.
-    if (depth > MAX_DEPTH) tooDeep = true;
+    // reported first, as docs/spec.md#3-request-bodies orders; the body limit bounds the work.
+    if (depth > MAX_DEPTH) deep = true;
     if (Array.isArray(value)) {
       for (const item of value) stack.push([item, depth + 1]);
       continue;
@@ -138,9 +152,14 @@ export function treeProblem(root: object, subject: string): HttpError | undefine
   if (forbidden !== undefined) {
     return new HttpError("FORBIDDEN_KEY", `${subject} must not have a member named "${forbidden}"`);
   }
-  if (tooDeep) return new HttpError("BODY_TOO_DEEP", `${subject} must not be nested deeper than ${MAX_DEPTH} levels`);
+  if (deep) return tooDeep(subject);
   if (infinite) return new HttpError("NUMBER_OUT_OF_RANGE", `${subject} has a number too large to be held`);
   return undefined;
+}
+
+/** The refusal of nesting past MAX_DEPTH, its message beginning with `subject`. */
+function tooDeep(subject: string): HttpError {
+  return new HttpError("BODY_TOO_DEEP", `${subject} must not be nested deeper than ${MAX_DEPTH} levels`);
 }
 
 /**

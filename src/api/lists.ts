@@ -1,4 +1,4 @@
-// List controls shared by every list endpoint: page, sort, filters, Link and X-Total-Count (contract 6 and 10).
+// List controls shared by every list endpoint: page, sort, filters, Link and X-Total-Count (docs/spec.md#6-lists, docs/spec.md#10-browsers-caches-and-concurrent-editors).
 import { HttpError } from "./errors.ts";
 import { clip, parseWholeNumber } from "./input.ts";
 import type { Filters, ListQuery, Page, SortKey } from "../store/query.ts";

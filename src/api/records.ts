@@ -53,7 +53,7 @@ export function listName(resource: Resource): string {
 }
 
 /**
- * Creates a record. Checks run in the contract's order: the parent exists (404),
+ * Creates a record. Checks run in the order of docs/spec.md#3-request-bodies: the parent exists (404),
  * preconditions against the list's ETag (412), the body is valid (400), the id is
  * free (409); nothing is stored unless all pass.
  */
@@ -70,7 +70,7 @@ export function createRecord(
   const errors = checkServerMembers(resource, body);
   errors.push(...checkFields(body, resource.fields, CREATE_FIELDS));
   resource.schema?.check(clientMembers(resource, body), "", errors);
-  // Seed spec part 2, rules 1 and 2: the assigned id, replaced by the body's id if it has one.
+  // The assigned id (docs/spec.md#users-create), replaced by the body's id if it has one.
   const chosen = resource.clientIds && Object.hasOwn(body, "id");
   if (chosen) {
     const message = idRule(resource.ids)(body.id);
@@ -96,7 +96,7 @@ export function createRecord(
 }
 
 /**
- * Merges the body over a record (seed spec part 2, rule 3: shallow; members sent
+ * Merges the body over a record (docs/spec.md#users-update: shallow; members sent
  * replace, members not sent are kept). `{}` changes nothing. Preconditions (412)
  * come after the record's existence (404) and before validation (400).
  */
@@ -177,7 +177,7 @@ export type Listed = { view: ListView; links: LinkOptions };
 /**
  * The 409 of a create. Where the server chose the id, the client sent none, so
  * "send none" would be no advice: the message names the rule that chose the id
- * (seed spec part 2, rule 1; only a count can collide, a sequence never does).
+ * (docs/spec.md#users-create; only a count can collide, a sequence never does).
  */
 function idConflict(resource: Resource, id: RecordId, chosen: boolean): HttpError {
   const name = resource.label.toLowerCase();

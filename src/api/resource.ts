@@ -35,7 +35,7 @@ export type Resource = {
    * body it accepts, for the OpenAPI document; none for a built-in resource.
    */
   schema?: { source: Record<string, unknown>; check: SchemaCheck; example: Record<string, unknown> };
-  /** Whether a create may choose the id: users (seed spec part 2, rule 2) and collections a file gives string ids. */
+  /** Whether a create may choose the id: users (docs/spec.md#users-create) and collections a file gives string ids. */
   clientIds: boolean;
   /** Whether records carry a server-set `createdAt`. */
   timestamps: boolean;
@@ -76,7 +76,7 @@ export function clientMembers(resource: Resource, record: Record<string, unknown
   return members;
 }
 
-/** Members the server sets, which a client may never send (contract 5). */
+/** Members the server sets, which a client may never send (docs/spec.md#5-posts-comments-and-replies). */
 export function serverMembers(resource: Resource): string[] {
   const members = resource.clientIds ? [] : ["id"];
   if (resource.parent) members.push(resource.parent.key);

@@ -1,4 +1,4 @@
-// Request bodies: their headers checked in the contract's order, then their bytes read within the limit (api/json.ts parses them).
+// Request bodies: their headers checked in the order of docs/spec.md#3-request-bodies, then their bytes read within the limit (api/json.ts parses them).
 import type { IncomingMessage } from "node:http";
 import { setImmediate } from "node:timers";
 import { HttpError } from "../api/errors.ts";
@@ -35,7 +35,7 @@ const MERGE_PATCH = "application/merge-patch+json";
 export type BodyOptions = { limit: number; patch?: boolean };
 
 /**
- * The checks of a body that need only the request's headers (contract 3, in its order): media
+ * The checks of a body that need only the request's headers (docs/spec.md#3-request-bodies, in its order): media
  * type and content encoding 415, then a declared size over the limit 413, before a byte is read.
  * Throws the HttpError; the body itself is read by readBody and parsed by parseJsonObject.
  */

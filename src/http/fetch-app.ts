@@ -71,7 +71,7 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
       // The listener reads and writes only the members of node:http's request and response these classes have.
       const listen = incoming as unknown as IncomingMessage;
       const write = outgoing as unknown as ServerResponse;
-      // An expectation other than 100-continue is refused as a server refuses it, before the body (contract 3).
+      // An expectation other than 100-continue is refused as a server refuses it, before the body (docs/spec.md#3-request-bodies).
       const expect = headers.expect;
       if (expect !== undefined && expect.trim().toLowerCase() !== "100-continue") {
         api.refuse(listen, write, new HttpError("EXPECTATION_FAILED", `Expect: ${clip(expect)} is not supported; send Expect: 100-continue or none`));

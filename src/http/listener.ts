@@ -170,7 +170,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     if (exchange.delay > 0) return answerLater(exchange, reply);
     const { request, response } = exchange;
     if (exchange.applied !== undefined) reply = { ...reply, headers: { ...reply.headers, "preference-applied": exchange.applied } };
-    // Contract 7: during shutdown every answer closes its connection. An answer
+    // During shutdown every answer closes its connection (docs/spec.md#7-configuration-and-process). An answer
     // sent before the whole body arrived also closes it, so no client can make
     // the server go on reading a body it has already refused.
     const unread = !request.complete && hasBody(request);
@@ -324,7 +324,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     // Who may call comes first: a Host not allowed, then a missing or wrong token.
     const refusal = admit(request, method, found);
     if (refusal !== undefined) return fail(exchange, refusal);
-    // What a request asks for with Prefer, honoured only with test control on (contract 15).
+    // What a request asks for with Prefer, honoured only with test control on (docs/spec.md#15-test-control).
     if (api && control) {
       const preferences = readPreferences(header(request.headers.prefer));
       if (preferences !== undefined) {
@@ -399,12 +399,12 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
 
   /**
    * Runs a request's handler: its path ids checked, then its query, then, for a write, its body
-   * (contract 3's order); says whether the answer comes later. Throws what the checks refuse.
+   * (the order of docs/spec.md#3-request-bodies); says whether the answer comes later. Throws what the checks refuse.
    */
   function run(exchange: Exchange, handler: Handler, found: Record<string, string>, url: string): boolean {
     const { request } = exchange;
     const params: Record<string, RecordId> = {};
-    // Every path parameter of this API is an id (contract 2), checked before the body.
+    // Every path parameter of this API is an id (docs/spec.md#path-ids), checked before the body.
     for (const name in found) params[name] = stringIds.size !== 0 && stringIds.has(handler) ? parseStringId(found[name]!) : parseId(found[name]!);
     const queryStart = url.indexOf("?");
     const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
@@ -436,7 +436,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
 
   /**
    * The refusal of a request that may not be served at all, before routing answers it: a Host
-   * not allowed (contract 13), then, with tokens, a missing, unknown or read-only token. The
+   * not allowed (docs/spec.md#13-access-and-limits), then, with tokens, a missing, unknown or read-only token. The
    * probes and CORS preflights (which browsers send without credentials) need no token.
    */
   function admit(request: IncomingMessage, method: string, found: Found): HttpError | undefined {

@@ -53,7 +53,7 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
   const length = Buffer.byteLength(text);
   headers.push("content-type", reply.type ?? JSON_TYPE, "content-length", length);
   res.writeHead(reply.status, FLAT_HEADERS ? headers : headerObject(headers));
-  // HEAD gets the same status and headers as GET, and no body (contract 2).
+  // HEAD gets the same status and headers as GET, and no body (docs/spec.md#2-routing).
   if (options.head) {
     res.end();
     return 0;

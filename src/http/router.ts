@@ -107,7 +107,7 @@ export function pathOf(url: string, options?: { keepSlash?: boolean }): string {
   const query = url.indexOf("?");
   let path = query === -1 ? url : url.slice(0, query);
   if (!path.startsWith("/")) path = absolutePath(path);
-  // Contract 2: one trailing slash is ignored, so `/users/` is `/users`; `/` stays `/`.
+  // One trailing slash is ignored (docs/spec.md#2-routing), so `/users/` is `/users`; `/` stays `/`.
   return !options?.keepSlash && path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }
 

@@ -16,7 +16,7 @@ import { trackConnections } from "./connections.ts";
 import type { Snapshot } from "../store/records.ts";
 import type { Store } from "../store/seam.ts";
 
-/** The defaults of the time-outs, in milliseconds (contract 7). */
+/** The defaults of the time-outs, in milliseconds (docs/spec.md#7-configuration-and-process). */
 export const TIMEOUTS = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
@@ -124,7 +124,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const logger = createLogger(checkLogFormat(logFormat));
   const { dataDir, databaseUrl, fsync, compactBytes, logWarning = logger.warn, onStoreFailure, ...times } = stored;
   const requestTimeout = times.requestTimeout ?? TIMEOUTS.requestTimeout;
-  // Node refuses a headers time-out longer than the request time-out, and so would the contract.
+  // Node refuses a headers time-out longer than the request time-out, and so would docs/spec.md#7-configuration-and-process.
   const headersTimeout = times.headersTimeout ?? Math.min(TIMEOUTS.headersTimeout, requestTimeout);
   const keepAliveTimeout = times.keepAliveTimeout ?? TIMEOUTS.keepAliveTimeout;
   const shutdownTimeout = times.shutdownTimeout ?? TIMEOUTS.shutdownTimeout;

@@ -41,7 +41,7 @@ export function parameterRef(name: string): Ref {
   return { $ref: `#/components/parameters/${name}` };
 }
 
-/** The headers every answer can carry: its request id, and the CORS headers of a request with an allowed `Origin` (contract 10). */
+/** The headers every answer can carry: its request id, and the CORS headers of a request with an allowed `Origin` (docs/spec.md#10-browsers-caches-and-concurrent-editors). */
 export const ANSWER_HEADERS: Record<string, Ref> = {
   "X-Request-Id": headerRef("X-Request-Id"),
   "Access-Control-Allow-Origin": headerRef("Access-Control-Allow-Origin"),

@@ -311,7 +311,7 @@ function recordSchemas(resource: Resource): Record<string, Schema> {
     required.push(...((source.required as string[] | undefined) ?? []));
   }
   const others = source?.additionalProperties ?? true;
-  // A client that sends a server-set member gets 400 naming it (contract 5).
+  // A client that sends a server-set member gets 400 naming it (docs/spec.md#5-posts-comments-and-replies).
   const refused = server.length === 0 ? {} : { propertyNames: { not: { enum: server } } };
   const idSchema = resource.ids === "random" ? STRING_ID_SCHEMA : ID_SCHEMA;
   const parentIdSchema = resource.parent?.resource.ids === "random" ? STRING_ID_SCHEMA : ID_SCHEMA;
@@ -538,7 +538,7 @@ function headOperation(get: OperationDoc, shared: Record<string, ResponseDoc>): 
   };
 }
 
-/** `OPTIONS`, which the router answers on every path (contract 2). */
+/** `OPTIONS`, which the router answers on every path (docs/spec.md#2-routing). */
 function optionsOperation(path: string, tag: string): OperationDoc {
   const name = path
     .split(/[^A-Za-z]+/)

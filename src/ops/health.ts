@@ -1,4 +1,4 @@
-// Liveness and readiness probes (contract 2).
+// Liveness and readiness probes (docs/spec.md#2-routing).
 import { HttpError } from "../api/errors.ts";
 import type { ApiRoute } from "../api/handler.ts";
 import type { Reply } from "../api/reply.ts";

@@ -18,7 +18,7 @@ export type Collections = Record<CollectionName, CollectionDefinition>;
 
 /**
  * How a collection picks the id of a new record:
- * `count` is the seed spec's rule (records held + 1, part 2 rule 1), so ids can repeat after deletes;
+ * `count` is the users' rule (records held + 1, docs/spec.md#users-create), so ids can repeat after deletes;
  * `sequence` counts up from 1 and never gives an id twice, even after deletes;
  * `random` makes a string of 128 random bits (a collection a file gives string ids).
  */

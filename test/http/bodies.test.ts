@@ -67,6 +67,14 @@ const BAD_BODIES: Case[] = [
     message: "Request body must not hold more than 100000 values (members, elements and what they hold)" },
   { label: "100,001 values, malformed", type: "application/json", body: `{"z":[${"0,".repeat(100_000)}`, status: 413,
     code: "BODY_TOO_LARGE" },
+  // Nesting past the limit is a 400 whatever the count: 100,000 levels (200 KB) hold 100,001 values.
+  { label: "100,000 levels of nesting (200 KB, 100,001 values)", type: "application/json",
+    body: `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`, status: 400, code: "BODY_TOO_DEEP",
+    message: "Request body must not be nested deeper than 64 levels" },
+  { label: "400,000 levels of nesting (800 KB)", type: "application/json",
+    body: `{"a":${"[".repeat(400_000)}${"]".repeat(400_000)}}`, status: 400, code: "BODY_TOO_DEEP" },
+  { label: "100,001 values 64 levels deep", type: "application/json",
+    body: `{"a":${"[".repeat(62)}[${"0,".repeat(100_000)}0]${"]".repeat(62)}}`, status: 413, code: "BODY_TOO_LARGE" },
 ];
 
 test("POST /users with exactly 100,000 values -> 201; commas and brackets inside strings are not counted", async (t) => {

@@ -8,7 +8,7 @@ import { after, test } from "node:test";
 import { helpText } from "../../src/config.ts";
 import { VERSION } from "../../src/ops/version.ts";
 import { call } from "../support/http.ts";
-import { processMode, runToExit } from "../support/process.ts";
+import { processMode, runToExit, startCommand } from "../support/process.ts";
 import { serverCommand, spawnTarget } from "../support/target.ts";
 
 const PROCESS = processMode();
@@ -116,7 +116,15 @@ test(`on ${PROCESS}, a seed file that is not JSON: exit 1 and one line naming it
   const { code, stderr } = await runToExit({}, ["--seed", broken]);
   assert.equal(code, 1);
   // The parser's own words differ between runtimes; the line around them does not.
-  assert.match(stderr, new RegExp(`^The seed file ${broken} is not valid JSON \\([^\\n]+\\); fix the file\\n$`));
+  assert.match(stderr, new RegExp(`^The seed file ${broken} is not valid JSON at line 1, column 12 \\([^\\n]+\\); fix the file\\n$`));
+});
+
+test(`on ${PROCESS}, a db.json with a syntax error: exit 1 and one line giving its line and column`, async () => {
+  // A missing comma on the third line, between a member's value and the next member's name.
+  const broken = file("db.json", '{\n  "posts": [\n    { "id": 1, "title": "a" "views": 3 }\n  ]\n}\n');
+  const { code, stderr } = await runToExit({}, [broken]);
+  assert.equal(code, 1);
+  assert.match(stderr, new RegExp(`^The db.json ${broken} is not valid JSON at line 3, column 29 \\([^\\n]+\\); fix the file\\n$`));
 });
 
 test(`on ${PROCESS}, a seed file that breaks the API's rules: exit 1 and one line naming every problem`, async () => {
@@ -147,4 +155,32 @@ test(`on ${PROCESS}, --version prints the package's version and exits 0`, async 
   const { code, stdout } = await runToExit({}, ["--version"]);
   assert.equal(code, 0);
   assert.equal(stdout, `${VERSION}\n`);
+});
+
+for (const [label, env, args, setting] of [
+  ["CONTROL=on", { CONTROL: "on" }, [], "CONTROL=on"],
+  ["--control on", {}, ["--control", "on"], "--control on"],
+] as const) {
+  test(`on ${PROCESS}, ${label} starts with one warning on stderr that anyone who reaches the server can erase the data`, async () => {
+    const server = await startCommand([...args], { ...env }, false);
+    try {
+      assert.equal((await call(`${server.url}/healthz`)).status, 200);
+      assert.equal(
+        server.stderr(),
+        `Warning: test control is on (${setting}): anyone who can reach ${server.url} can erase or replace every record; turn it off wherever others can reach the server\n`,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+}
+
+test(`on ${PROCESS}, without test control the server starts with nothing on stderr`, async () => {
+  const server = await startCommand([], {}, false);
+  try {
+    assert.equal((await call(`${server.url}/healthz`)).status, 200);
+    assert.equal(server.stderr(), "");
+  } finally {
+    await server.stop();
+  }
 });

@@ -32,3 +32,14 @@ test(`on ${PROCESS}, a port already in use ends the process with exit code 1 and
   assert.equal(code, 1);
   assert.equal(stderr, `Port ${port} on 127.0.0.1 is already in use; set PORT to a free port\n`);
 });
+
+test(`on ${PROCESS}, a port already in use given as --port: the line names --port, the setting that was used`, async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const { port } = holder.address() as { port: number };
+  // The variable is set too, to another port: the flag wins, and is the one named.
+  const { code, stderr } = await runToExit({ PORT: "0" }, ["--port", String(port)]);
+  assert.equal(code, 1);
+  assert.equal(stderr, `Port ${port} on 127.0.0.1 is already in use; set --port to a free port\n`);
+});

@@ -109,7 +109,7 @@ function layoutsOf(resources: Collections): CollectionLayout[] {
 
 /**
  * How many counter rows a collection has: one where every create takes them all anyway
- * (`count` ids are the records held + 1, seed spec part 2 rule 1, so its creates run one at a
+ * (`count` ids are the records held + 1, docs/spec.md#users-create, so its creates run one at a
  * time), STRIPES where creates run side by side.
  */
 function stripesOf(resource: CollectionDefinition): number {
@@ -376,7 +376,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
       transaction(async (client) => {
         const { revision, size } = await lockAll(client);
         const listTag = () => tagOf(revision);
-        // Seed spec part 2, rule 1 for `count`: records held + 1.
+        // For `count`, records held + 1 (docs/spec.md#users-create).
         const id = given ?? (resource.ids === "count" ? size + 1 : undefined);
         const take = id === undefined && probe(request.decide, listTag) === "passes";
         return insert(client, request, await check(client, request.parentId, id, take), listTag, true);
@@ -452,7 +452,7 @@ function createStore(pool: pg.Pool, epochs: Map<string, string>, options: Databa
       read,
       list,
       create: (request) => {
-        // Seed spec part 2, rule 1: a user's id is the count held + 1, which two creates side by side would both count.
+        // A user's id is the count held + 1 (docs/spec.md#users-create), which two creates side by side would both count.
         if (resource.ids === "count") return createAlone(request, request.chosenId);
         const given = request.chosenId ?? (resource.ids === "random" ? options.randomId() : undefined);
         // The rules, asked first: a create whose preconditions are checked against the list's ETag runs alone.

@@ -18,7 +18,7 @@ export const STRIPES = 16;
  * One row per collection: its rank (parents before children, the order in which writes
  * lock rows, so that no two writes wait on each other in a cycle) and the epoch its ETags
  * begin with. Its revision (raised by every write; a list's version) and size (records
- * held: the seed spec's count for the next user id) are the sums of its rows in
+ * held: the count for the next user id, docs/spec.md#users-create) are the sums of its rows in
  * rest_counters, each write adding to one of them. Records keep their JSON text exactly as
  * written, so that members keep their order (jsonb would sort them); `version`, a number
  * from rest_versions taken by their last write, which their ETag is made of; and `place`,

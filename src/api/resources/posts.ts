@@ -6,7 +6,7 @@ import { nonEmptyString } from "../validate.ts";
 export type PostFamily = { posts: Resource; comments: Resource; replies: Resource };
 
 /**
- * The family; each collection numbers its own ids and never reuses one (contract 5).
+ * The family; each collection numbers its own ids and never reuses one (docs/spec.md#5-posts-comments-and-replies).
  * `clock` gives `createdAt`; the current time by default.
  */
 export function definePostFamily(options: { clock?: () => Date } = {}): PostFamily {

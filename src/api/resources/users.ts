@@ -1,9 +1,9 @@
-// The users resource: the seed spec's collection, its two seeded users and its id rule.
+// The users resource (docs/spec.md#4-users): its collection, its two seeded users and its id rule.
 import { defineResource, type Resource } from "../resource.ts";
 import type { StoredRecord } from "../../store/records.ts";
 import { emailAddress, nonEmptyString } from "../validate.ts";
 
-/** The two users every instance starts with (seed spec part 1). */
+/** The two users every instance starts with (docs/spec.md#users-starting-records). */
 export const SEED_USERS: readonly StoredRecord[] = [
   { id: 1, name: "Ada Lovelace", email: "ada@example.com" },
   { id: 2, name: "Alan Turing", email: "alan@example.com" },
@@ -16,7 +16,7 @@ export function defineUsers(): Resource {
     label: "User",
     path: "/users",
     notFound: "USER_NOT_FOUND",
-    // Seed spec part 2, rule 1: a new id is the number of users held + 1.
+    // A new id is the number of users held + 1 (docs/spec.md#users-create).
     ids: "count",
     fields: {
       name: { required: true, rule: nonEmptyString, example: "Grace Hopper" },

@@ -6,11 +6,12 @@ import type { Effect, JournalEntry } from "../journal/format.ts";
 import type { CollectionState, DataState } from "../journal/state.ts";
 import { isPlain, type ListQuery, selectPage } from "../query.ts";
 import { type CollectionName, type RecordId, type SeedRecords, type Snapshot } from "../records.ts";
-import type { Awaitable, Collections, CollectionDefinition, CollectionStore, Current, ListView, Store, Written } from "../seam.ts";
+import type { Awaitable, Collections, CollectionDefinition, CollectionStore, Current, ListView, ReadView, Store, Written } from "../seam.ts";
 import type { StoredRecord } from "../records.ts";
 import { formatBytes, recordCost } from "./budget.ts";
 import { createHolds, type Holds } from "./holds.ts";
 import { ChildIndex, Collection, takePage } from "./collection.ts";
+import { createKeeping, type Keeping } from "./keeping.ts";
 
 /** Options of createMemoryStore. */
 export type MemoryStoreOptions = {
@@ -113,45 +114,8 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     budget.used += added;
   };
 
-  // The newest write still being kept: every earlier one is kept by the time it is.
-  let unkept: Promise<void> | undefined;
-  let failed = false;
-  const unavailable = (): never => {
-    throw new StoreError(
-      "STORE_UNAVAILABLE",
-      "The data could not be saved to disk, so this instance answers no more requests for data, and a write answered so may or may not have been kept; restart it and read before retrying",
-    );
-  };
-  const refused = <T>(): Promise<T> => new Promise<T>(unavailable);
-  const fail = () => {
-    failed = true;
-  };
-  const kept = <T>(entry: JournalEntry, value: T): Promise<T> => {
-    let promise: Promise<void>;
-    try {
-      promise = keep!(entry);
-    } catch {
-      // Applied in memory but not journaled: memory is now ahead of the disk.
-      fail();
-      return refused();
-    }
-    unkept = promise;
-    promise.then(() => {
-      if (unkept === promise) unkept = undefined;
-    }, fail);
-    return promise.then(() => value, unavailable);
-  };
-  // A read, or a write refused, while writes are being kept: answered once they are.
-  const afterKept = <T>(value: T): T | Promise<T> => {
-    if (failed) unavailable();
-    return unkept === undefined ? value : unkept.then(() => value, unavailable);
-  };
-  const refuseAfterKept = (error: unknown): Promise<never> => {
-    if (unkept === undefined) throw error;
-    return unkept.then(() => {
-      throw error;
-    }, unavailable);
-  };
+  // A read, or a write refused, while writes are being kept is answered once they are (keeping.ts).
+  const keeping = createKeeping(keep);
 
   // A list without its text made may be written in pieces, holding its records until the
   // last piece is out (http/pieces.ts): what they cost stays counted until it calls release.
@@ -176,14 +140,14 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
       // What changed, not the whole record: a PATCH of one member of a large record journals that member.
       const change = before === undefined ? undefined : changeOf(before.record, record);
       const effect: Effect = change === undefined ? { put: name, record, version } : { update: name, id: record.id, from: before!.from, change, version };
-      return kept({ effects: [effect] }, answer);
+      return keeping.kept({ effects: [effect] }, answer);
     };
     collections.set(name, {
-      read: (id) => afterKept(records.readView(id)),
-      list: (list, parentId) => afterKept(held(part.holds, listOf(part, list, parentId))),
+      read: (id) => readRecord(records, keeping, id),
+      list: (list, parentId) => keeping.after(held(part.holds, listOf(part, list, parentId))),
       // Only `decide` may refuse; what follows it applies the change and cannot.
       create: ({ parentId, chosenId, decide }) => {
-        if (failed) unavailable();
+        keeping.check();
         const parentFound = parent === undefined || parent.records.has(parentId!);
         const id = chosenId ?? records.nextId();
         let record: StoredRecord;
@@ -191,7 +155,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
           record = decide({ parentFound, listTag, id, taken: records.has(id) });
           afford(recordCost(record));
         } catch (error) {
-          return refuseAfterKept(error);
+          return keeping.refuseAfter(error);
         }
         // decide() saw whether the id was taken, in this same step.
         records.add(record);
@@ -199,7 +163,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
         return written(record);
       },
       replace: (id, decide) => {
-        if (failed) unavailable();
+        keeping.check();
         let record: StoredRecord;
         let before: StoredRecord;
         try {
@@ -213,24 +177,24 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
             part.holds.free(taken);
           }
         } catch (error) {
-          return refuseAfterKept(error);
+          return keeping.refuseAfter(error);
         }
         const from = records.version(id)!;
         records.replace(record);
         return written(record, { record: before, from });
       },
       remove: (id, decide) => {
-        if (failed) unavailable();
+        keeping.check();
         const held = current(id);
         try {
           decide(held);
         } catch (error) {
-          return refuseAfterKept(error);
+          return keeping.refuseAfter(error);
         }
         if (index !== undefined) index.remove(held!.record[part.resource.parent!.key] as RecordId, id);
         const effects = keep === undefined ? undefined : [];
         removeTree(part, id, effects);
-        return effects === undefined ? undefined : kept({ effects }, undefined);
+        return effects === undefined ? undefined : keeping.kept({ effects }, undefined);
       },
     });
   }
@@ -244,7 +208,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
   return {
     collection: (name) => collections.get(name)!,
     reset: async (records = starting) => {
-      if (failed) unavailable();
+      keeping.check();
       // Records other than the starting ones, which were counted at start-up, must fit the limit.
       if (records !== starting) {
         let cost = 0;
@@ -254,13 +218,13 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
         }
       }
       const effects = load(parts, records, budget, keep === undefined ? undefined : []);
-      if (effects !== undefined) await kept({ effects }, undefined);
+      if (effects !== undefined) await keeping.kept({ effects }, undefined);
     },
     snapshot: async () => {
       // Copied first, then answered once what it holds is kept: later writes are not in it.
       const copy = {} as Record<string, unknown>;
       for (const [name, part] of parts) copy[name] = structuredClone(part.records.page(0, Infinity));
-      return afterKept(copy as Snapshot);
+      return keeping.after(copy as Snapshot);
     },
     // What memory holds, writes still being kept among them: a gauge, not an answer from the data.
     counts: () => {
@@ -268,14 +232,20 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
       for (const [name, part] of parts) counts[name] = part.records.size;
       return counts;
     },
-    ready: () => !failed,
-    fail,
-    close: async () => {
-      await unkept?.catch(() => undefined);
-    },
+    ready: keeping.ready,
+    fail: keeping.fail,
+    close: keeping.settled,
     capture,
     nextId: (name) => parts.get(name)!.records.nextId(),
   };
+}
+
+/**
+ * A record's view as a read answers it, from its collection (collection.ts, readView): at once,
+ * unless writes a journal is still keeping must be kept first (keeping.ts).
+ */
+export function readRecord(records: Collection, keeping: Keeping, id: RecordId): Awaitable<ReadView | undefined> {
+  return keeping.after(records.readView(id));
 }
 
 /** A page of a part's list, or of one parent's children; undefined when that parent is not held. */
@@ -298,7 +268,7 @@ function listOf(part: Part, list: ListQuery, parentId: RecordId | undefined): Li
     const ids = takePage(index.ids(parentId!), offset, limit);
     return { items: ids.map((childId) => records.get(childId)!), total: index.count(parentId!), tag };
   }
-  // Only this parent's children are read, so the cost follows their number (contract 5).
+  // Only this parent's children are read, so the cost follows their number (docs/spec.md#5-posts-comments-and-replies).
   return { ...selectPage(Array.from(index.ids(parentId!), (childId) => records.get(childId)!), list), tag };
 }
 
