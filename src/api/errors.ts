@@ -52,6 +52,7 @@ export const ERROR_CATALOGUE = {
     when: "`If-Match` does not match the current `ETag`, or `If-None-Match` matches it on a write; nothing is changed.",
   },
   BODY_TOO_LARGE: { status: 413, when: "The body is larger than `BODY_LIMIT` bytes, or holds more than 100000 values." },
+  RECORD_TOO_LARGE: { status: 413, when: "A PUT or PATCH would make a record longer than `BODY_LIMIT` bytes as JSON; nothing is changed." },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     when: "A POST or PUT is not sent as `application/json`, or a PATCH as `application/merge-patch+json` or `application/json`, in UTF-8, uncompressed.",
@@ -65,7 +66,7 @@ export const ERROR_CATALOGUE = {
   SHUTTING_DOWN: { status: 503, when: "The server is shutting down; retry on a new connection." },
   SERVER_BUSY: {
     status: 503,
-    when: "Request bodies still arriving on every connection together would pass 32 times `BODY_LIMIT`; the answer closes the connection and says `Retry-After: 1`.",
+    when: "Request bodies still arriving on every connection together would pass 32 times `BODY_LIMIT`, and the answer closes the connection; or 512 answers too long to write at once (lists or texts over 65536 characters) are being written already, or their texts would hold more than 64 Mi characters. It says `Retry-After: 1`.",
   },
   STORE_UNAVAILABLE: {
     status: 503,

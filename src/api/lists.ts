@@ -106,7 +106,7 @@ export type LinkOptions = { path: string; list: ListQuery };
  * The reply for one page of a list: the items, the number of matches in
  * X-Total-Count, and, given where the list lives, a Link header when the page holds fewer.
  */
-export function listReply(items: unknown[], total: number, links?: LinkOptions): Reply {
+export function listReply(items: readonly unknown[], total: number, links?: LinkOptions): Reply {
   const headers: Record<string, string> = { "x-total-count": String(total) };
   // The common answer, the whole list, builds no links.
   if (links !== undefined && items.length < total) {

@@ -21,8 +21,25 @@ function found(resource: Resource, current: Current): NonNullable<Current> {
   return current;
 }
 
-/** Options of the writes: the request headers, whose If-Match and If-None-Match are evaluated. */
-export type WriteOptions = { headers?: IncomingHttpHeaders };
+/**
+ * Options of the writes: the request headers, whose If-Match and If-None-Match are evaluated,
+ * and the most bytes the JSON text of a record a replace or patch makes may have (the body limit).
+ */
+export type WriteOptions = { headers?: IncomingHttpHeaders; recordLimit?: number };
+
+/**
+ * Throws 413 RECORD_TOO_LARGE, changing nothing, when a record a replace or patch would make is
+ * longer as JSON than `limit` bytes. A create needs no such check: its record is its body, which
+ * the body limit bounds, and the few members the server adds. Without it, writes could grow one
+ * record without end, and every answer that sends it with it (docs/decisions.md, "Bounded memory").
+ */
+function checkRecordSize(resource: Resource, record: StoredRecord, limit: number | undefined): void {
+  if (limit === undefined) return;
+  const bytes = Buffer.byteLength(JSON.stringify(record));
+  if (bytes <= limit) return;
+  const message = `The ${resource.label.toLowerCase()} this write would make is ${bytes} bytes as JSON, more than the ${limit} a record may have (BODY_LIMIT); nothing was changed. Send smaller members, or remove some with PATCH`;
+  throw new HttpError("RECORD_TOO_LARGE", message);
+}
 
 // Made once, not per request.
 /** What a read asks of its preconditions (a GET or HEAD). */
@@ -116,6 +133,7 @@ export function updateRecord(
     // A schema sees the record the update makes, whole.
     resource.schema?.check(clientMembers(resource, updated), "", errors);
     if (errors.length > 0) throw invalid(resource, errors);
+    checkRecordSize(resource, updated, options.recordLimit);
     return updated;
   });
 }
@@ -144,7 +162,9 @@ export function patchRecord(
     for (const error of checkFields(merged, resource.fields, { partial: false })) errors.push(error);
     resource.schema?.check(clientMembers(resource, merged), "", errors);
     if (errors.length > 0) throw invalid(resource, errors);
-    return { ...merged, id };
+    const patched = { ...merged, id };
+    checkRecordSize(resource, patched, options.recordLimit);
+    return patched;
   });
 }
 

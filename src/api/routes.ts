@@ -12,9 +12,10 @@ import type { Resource } from "./resource.ts";
 /**
  * The routes of a resource: its list and create (under its parent, if it has one),
  * and GET, PUT, PATCH and DELETE of one record. Every record and list answer has a
- * strong ETag; GET and HEAD answer 304 when If-None-Match matches it.
+ * strong ETag; GET and HEAD answer 304 when If-None-Match matches it. A replace or patch may
+ * make a record of at most `recordLimit` bytes as JSON.
  */
-export function resourceRoutes(resource: Resource, store: CollectionStore): ApiRoute[] {
+export function resourceRoutes(resource: Resource, store: CollectionStore, recordLimit?: number): ApiRoute[] {
   const list = resource.parent ? `${resource.parent.resource.path}/:id/${resource.parent.segment}` : resource.path;
   const item = `${resource.path}/:id`;
   // Fast path: a read of a missing record is common enough to answer without throwing: the
@@ -77,13 +78,13 @@ export function resourceRoutes(resource: Resource, store: CollectionStore): ApiR
       method: "PUT",
       pattern: item,
       operation: { kind: "replace", resource },
-      handler: ({ params, body, headers }) => andThen(updateRecord(resource, store, params.id!, body, { headers }), replied),
+      handler: ({ params, body, headers }) => andThen(updateRecord(resource, store, params.id!, body, { headers, recordLimit }), replied),
     },
     {
       method: "PATCH",
       pattern: item,
       operation: { kind: "patch", resource },
-      handler: ({ params, body, headers }) => andThen(patchRecord(resource, store, params.id!, body, { headers }), replied),
+      handler: ({ params, body, headers }) => andThen(patchRecord(resource, store, params.id!, body, { headers, recordLimit }), replied),
     },
     {
       method: "DELETE",

@@ -15,6 +15,7 @@ import { createRequestLog } from "../ops/request-log.ts";
 import { openApiRoutes } from "../openapi/route.ts";
 import type { Seed } from "../store/records.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
+import { DEFAULT_BODY_LIMIT } from "./body.ts";
 
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = Omit<
@@ -77,13 +78,14 @@ export function apiRoutes(
   data: DataSet = createDataSet(),
   metrics: Metrics | null = recordMetrics(data),
   documentText: () => string = data.firstIds === undefined ? openApiText : fileDocumentText(data),
+  recordLimit: number = DEFAULT_BODY_LIMIT,
 ): ApiRoute[] {
   const { resources, store } = data;
   return [
     ...healthRoutes(isDraining, store.ready),
     ...(metrics === null ? [] : metricsRoutes(metrics)),
     ...openApiRoutes(documentText),
-    ...Object.values(resources).flatMap((resource) => resourceRoutes(resource, store.collection(resource.name))),
+    ...Object.values(resources).flatMap((resource) => resourceRoutes(resource, store.collection(resource.name), recordLimit)),
   ];
 }
 
@@ -144,7 +146,8 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
   data ??= resources === undefined ? createDataSet({ seed, clock, storeLimit }) : createFileDataSet(readResourcesFile(resources), { seed, storeLimit });
   const logger = observers?.logger ?? createLogger(checkLogFormat(logFormat));
   const metrics = observers !== undefined ? observers.metrics : metricsOn ? recordMetrics(data) : undefined;
-  const routes = apiRoutes(options.isDraining ?? never, data, metrics ?? null);
+  // A record a write makes may be as long as a body may: the body limit bounds both.
+  const routes = apiRoutes(options.isDraining ?? never, data, metrics ?? null, undefined, options.bodyLimit);
   // Liveness, readiness and metrics keep answering during shutdown; everything else gets 503.
   const servedWhileDraining = new Set(routes.filter((route) => route.servedWhileDraining).map((route) => route.handler));
   const open = new Set(routes.filter((route) => route.open).map((route) => route.handler));

@@ -1,11 +1,44 @@
 // Pipelined requests answered in order: a request that arrives behind one answered later waits for it (RFC 9112, section 9.3.2).
 import type { IncomingMessage } from "node:http";
 
+/**
+ * The most requests that wait behind an answer that comes later on one connection before the
+ * server stops reading that connection. Past it a client's pipelined requests stay in its own
+ * socket (TCP's flow control), as Node's own back-pressure leaves them while answers pile up
+ * unread; reading goes on once half of them are served (docs/decisions.md, "Bounded memory").
+ */
+export const PIPELINE_LIMIT = 32;
+
+/**
+ * A connection as node:http keeps it. Node marks a connection it stops reading for its own
+ * back-pressure `_paused`, and then pauses its parser too; reading a request's body would
+ * resume a connection otherwise, and so would its own resumption once answers drain. Deno and Bun
+ * have neither field: there pause() and resume() alone do what they can.
+ */
+type Reading = { pause: () => void; resume: () => void; destroyed: boolean; _paused?: boolean; parser?: { resume?: () => void } | null };
+
+/** Stops reading a connection, as node:http does when its answers pile up unread. */
+function stopReading(socket: Reading): void {
+  if (socket._paused === true) return;
+  socket._paused = true;
+  socket.pause();
+}
+
+/** Reads a connection again, its parser too, which node:http paused with it. */
+function readAgain(socket: Reading): void {
+  socket._paused = false;
+  socket.parser?.resume?.();
+  if (!socket.destroyed) socket.resume();
+}
+
 /** What the queue needs of a request: its connection. */
 type Queued = { request: IncomingMessage };
 
-/** A connection as the queue sees it: whether a request on it is being answered later, and the requests waiting behind that one. */
-type Line<E> = { busy: boolean; waiting: E[] };
+/**
+ * A connection as the queue sees it: whether a request on it is being answered later, the
+ * requests waiting behind that one from `head` on, and whether its reading is paused.
+ */
+type Line<E> = { busy: boolean; waiting: E[]; head: number; paused: boolean };
 
 /**
  * The in-order queue of one listener over `handle`, which answers a request and says whether
@@ -22,9 +55,15 @@ export function inOrder<E extends Queued>(handle: (exchange: E) => boolean): { s
   function serve(exchange: E): void {
     const connection = exchange.request.socket;
     const line = lines.get(connection);
-    if (line?.busy) line.waiting.push(exchange);
-    else if (handle(exchange)) {
-      if (line === undefined) lines.set(connection, { busy: true, waiting: [] });
+    if (line?.busy) {
+      line.waiting.push(exchange);
+      // The parser has handed over what it had read; no more is read until the line is shorter.
+      if (line.waiting.length - line.head >= PIPELINE_LIMIT) {
+        line.paused = true;
+        stopReading(connection as Reading);
+      }
+    } else if (handle(exchange)) {
+      if (line === undefined) lines.set(connection, { busy: true, waiting: [], head: 0, paused: false });
       else line.busy = true;
     }
   }
@@ -33,10 +72,31 @@ export function inOrder<E extends Queued>(handle: (exchange: E) => boolean): { s
   function proceed(connection: object): void {
     const line = lines.get(connection);
     if (line === undefined) return;
-    for (let next = line.waiting.shift(); next !== undefined; next = line.waiting.shift()) {
-      if (handle(next)) return;
+    const { waiting } = line;
+    // Taken from a moving head, not shifted: a long line costs each request a step, not the line.
+    while (line.head < waiting.length) {
+      const next = waiting[line.head]!;
+      waiting[line.head++] = undefined as unknown as E;
+      // What was taken is cut off once it is half the array, so each request is moved at most once.
+      if (line.head === waiting.length) {
+        waiting.length = 0;
+        line.head = 0;
+      } else if (line.head >= PIPELINE_LIMIT && line.head * 2 >= waiting.length) {
+        waiting.splice(0, line.head);
+        line.head = 0;
+      }
+      if (handle(next)) return resumeIfShort(line, connection as Reading);
     }
     line.busy = false;
+    resumeIfShort(line, connection as Reading);
+  }
+
+  /** Reads the connection again once half of the most that may wait is left. */
+  function resumeIfShort(line: Line<E>, connection: Reading): void {
+    if (line.paused && line.waiting.length - line.head <= PIPELINE_LIMIT / 2) {
+      line.paused = false;
+      readAgain(connection);
+    }
   }
 
   return { serve, proceed };

@@ -17,8 +17,9 @@ import { createLogger, type Logger } from "../ops/log.ts";
 import { type Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "./request-id.ts";
 import { shortListText } from "../store/list-text.ts";
-import { DEFAULT_STALL_TIMEOUT } from "./pieces.ts";
-import { internalErrorReply, send, sendInPieces } from "./respond.ts";
+import { createPacer, DEFAULT_STALL_TIMEOUT, type LongBody } from "./pieces.ts";
+import { bodyText, internalErrorReply, send, sendLong, type SendOptions } from "./respond.ts";
+import { PIECE_CHARS } from "../store/list-text.ts";
 import { type Reply } from "../api/reply.ts";
 import { createRouter, type Match, pathOf } from "./router.ts";
 import { type Route } from "../api/handler.ts";
@@ -128,6 +129,8 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   // The bodies being read now on every connection, bounded together as each is alone (body.ts).
   const bodies = bodyBudget(readOptions.limit);
   const stallTimeout = options.stallTimeout ?? DEFAULT_STALL_TIMEOUT;
+  // Every answer too long to write at once goes through one scheduler, which bounds how many there are and how long each turn holds the loop.
+  const pacer = createPacer();
   const isDraining = options.isDraining ?? never;
   const logger = options.logger ?? createLogger("off");
   const logError =
@@ -182,26 +185,40 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     // A long list is written in pieces, so that it holds neither the event loop nor its whole text (pieces.ts).
     if (reply.json === undefined && Array.isArray(reply.body) && reply.body.length > 1) {
       const text = shortListText(reply.body);
-      if (text === undefined) {
-        // A list whose pieces all go out in this call is answered now, like any other; only one
-        // still being written holds back the requests behind it until it is done.
-        let now = true;
-        let done = false;
-        const release = reply.release;
-        sendInPieces(response, reply, reply.body, options, stallTimeout, (bytes) => {
-          release?.();
-          answered(exchange, reply.status, bytes);
-          done = true;
-          if (!now) queue.proceed(request.socket);
-        });
-        now = false;
-        return !done;
-      }
+      if (text === undefined) return answerLong(exchange, reply, reply.body, options);
       // The list's text is made: the store may count its records gone (store/memory/holds.ts).
       reply.release?.();
       reply = { ...reply, json: text };
     }
-    answered(exchange, reply.status, send(response, reply, options));
+    const text = bodyText(reply);
+    // So is a long text, a record grown large or a snapshot, so that a reader who stops cannot hold it for ever.
+    if (text !== undefined && text.length > PIECE_CHARS && !options.head) return answerLong(exchange, reply, text, options);
+    answered(exchange, reply.status, send(response, reply, options, text));
+    return false;
+  }
+
+  /**
+   * Sends a reply too long to write at once through the scheduler of long answers (pieces.ts);
+   * says whether it goes out later, holding back the requests behind it on its connection until
+   * it has. With too many long answers in flight already, the request gets 503 instead.
+   */
+  function answerLong(exchange: Exchange, reply: Reply, body: LongBody, options: SendOptions): boolean {
+    const { request, response } = exchange;
+    // An answer whose pieces all go out in this call is answered now, like any other.
+    let now = true;
+    let done = false;
+    const release = reply.release;
+    const taken = sendLong(pacer, response, reply, body, options, stallTimeout, (bytes) => {
+      release?.();
+      answered(exchange, reply.status, bytes);
+      done = true;
+      if (!now) queue.proceed(request.socket);
+    });
+    now = false;
+    if (taken) return !done;
+    release?.();
+    const busy = new HttpError("SERVER_BUSY", "Too many long answers are being written at once; retry in a second", { headers: { "retry-after": "1" } });
+    answered(exchange, busy.status, send(response, busy.toReply(), options));
     return false;
   }
 

@@ -4,7 +4,7 @@ import { STATUS_CODES } from "node:http";
 import { versions } from "node:process";
 import { ERROR_CATALOGUE, type ErrorCode } from "../api/errors.ts";
 import type { Reply } from "../api/reply.ts";
-import { writeInPieces } from "./pieces.ts";
+import type { LongBody, Pacer } from "./pieces.ts";
 
 /** The media type of every body this service sends. */
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -26,11 +26,21 @@ const FLAT_HEADERS = versions.bun === undefined;
 export type SendOptions = { head?: boolean; close?: boolean; headers?: readonly string[]; requestId?: string };
 
 /**
- * Writes a reply as JSON with Content-Type and an exact Content-Length; 204 and 304 have
- * neither. Returns the body bytes written (0 for HEAD, 204 and 304), or -1 when nothing could
- * be written: the client has gone, or an answer has begun already.
+ * The JSON text of a reply's body, as send() writes it: undefined for 204 and 304, which never
+ * have a body (RFC 9110, sections 15.3.5 and 15.4.5), and for a reply with none.
  */
-export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}): number {
+export function bodyText(reply: Reply): string | undefined {
+  if (reply.status === 204 || reply.status === 304) return undefined;
+  return reply.json ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body));
+}
+
+/**
+ * Writes a reply as JSON with Content-Type and an exact Content-Length; 204 and 304 have
+ * neither. `text` is bodyText(reply), when the caller has made it already. Returns the body
+ * bytes written (0 for HEAD, 204 and 304), or -1 when nothing could be written: the client has
+ * gone, or an answer has begun already.
+ */
+export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}, text = bodyText(reply)): number {
   // A client that hung up has no socket to write to; writing would only raise.
   if (res.destroyed || res.headersSent) return -1;
   // Built here rather than by headerList: a call per answer that V8 does not inline (docs/benchmarks.md).
@@ -43,13 +53,11 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
   if (shared !== undefined) for (let i = 0; i < shared.length; i++) headers.push(shared[i]!);
   if (options.requestId !== undefined) headers.push("x-request-id", options.requestId);
   if (options.close) headers.push("connection", "close");
-  // 204 and 304 never have a body (RFC 9110, sections 15.3.5 and 15.4.5).
-  if (reply.status === 204 || reply.status === 304 || (reply.body === undefined && reply.json === undefined)) {
+  if (text === undefined) {
     res.writeHead(reply.status, FLAT_HEADERS ? headers : headerObject(headers));
     res.end();
     return 0;
   }
-  const text = reply.json ?? JSON.stringify(reply.body);
   const length = Buffer.byteLength(text);
   headers.push("content-type", reply.type ?? JSON_TYPE, "content-length", length);
   res.writeHead(reply.status, FLAT_HEADERS ? headers : headerObject(headers));
@@ -97,17 +105,22 @@ export function headerObject(list: ReadonlyArray<string | number>): OutgoingHttp
 }
 
 /**
- * Writes a list reply whose text is too long to make at once in pieces (pieces.ts), with the
- * headers send() would give it; `done` is told the body bytes written, or -1.
+ * Writes a reply whose body is too long to write at once, a long list's records or a long text,
+ * through the server's scheduler of long answers (pieces.ts), with the headers send() would give
+ * it; `done` is told the body bytes written, or -1. False, and nothing written, when the
+ * scheduler has too many long answers already.
  */
-export function sendInPieces(res: ServerResponse, reply: Reply, items: readonly unknown[], options: SendOptions, stallTimeout: number, done: (bytes: number) => void): void {
-  if (res.destroyed || res.headersSent) return done(-1);
+export function sendLong(pacer: Pacer, res: ServerResponse, reply: Reply, body: LongBody, options: SendOptions, stallTimeout: number, done: (bytes: number) => void): boolean {
+  if (res.destroyed || res.headersSent) {
+    done(-1);
+    return true;
+  }
   const writeHead = (length: number) => {
     const headers = headerList(reply, options);
-    headers.push("content-type", JSON_TYPE, "content-length", length);
+    headers.push("content-type", reply.type ?? JSON_TYPE, "content-length", length);
     res.writeHead(reply.status, FLAT_HEADERS ? headers : headerObject(headers));
   };
-  writeInPieces(res, items, { head: options.head === true, writeHead, stallTimeout }, done);
+  return pacer.write(res, body, { head: options.head === true, writeHead, stallTimeout }, done);
 }
 
 /**

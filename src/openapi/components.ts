@@ -318,6 +318,11 @@ export const RESPONSES: Record<string, ResponseDoc> = {
     ["BODY_TOO_LARGE"],
     { message: "Request body must not be larger than 1048576 bytes" },
   ),
+  RecordTooLarge: errorResponse(
+    "The body is larger than `BODY_LIMIT` bytes (1 MiB by default), or the record the write would make would be, as JSON; nothing is changed.",
+    ["BODY_TOO_LARGE", "RECORD_TOO_LARGE"],
+    { message: "Request body must not be larger than 1048576 bytes" },
+  ),
   NotModified: withAnswerHeaders({
     description: "`If-None-Match` matches the current ETag: the copy the client holds is current. No body.",
     headers: { ETag: headerRef("ETag") },
@@ -351,7 +356,7 @@ export const RESPONSES: Record<string, ResponseDoc> = {
     { message: "Server is shutting down; retry on a new connection" },
   ),
   Unexpected: errorResponse(
-    "Answers any request can get, each with its own status (the access checks and the store's budget among them, where configured):",
+    "Answers any request can get, each with its own status (the access checks, the store's budget and the bound on long answers among them):",
     [
       "INTERNAL_ERROR",
       "REQUEST_TIMEOUT",
@@ -363,6 +368,7 @@ export const RESPONSES: Record<string, ResponseDoc> = {
       "INSUFFICIENT_SCOPE",
       "READ_ONLY",
       "STORE_FULL",
+      "SERVER_BUSY",
     ],
     { message: "Internal server error" },
   ),

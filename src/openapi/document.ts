@@ -478,6 +478,8 @@ function resourceOperation(kind: ResourceOperation, resource: Resource, shared: 
           ...notFound,
           ...WRITE_CONDITIONS,
           ...BODY_ERRORS,
+          // A replace or patch may also make a record larger than a body may be.
+          "413": responseRef("RecordTooLarge"),
         },
       };
     }

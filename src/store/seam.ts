@@ -35,7 +35,7 @@ export type ReadView = { tag: string; text: string };
  * records' JSON text when the store keeps it (the memory store keeps a whole list's).
  */
 export type ListView = {
-  items: StoredRecord[];
+  items: readonly StoredRecord[];
   total: number;
   tag: string;
   text?: string;

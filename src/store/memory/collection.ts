@@ -67,6 +67,11 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   // written in pieces.
   #listText: string | undefined;
   #listTextRevision = -1;
+  // The whole list as the last one asked for it, while answers still write it: lists asked for
+  // at once, before the next write, share one array, and so the counting of its bytes
+  // (http/pieces.ts). Held weakly, so that it costs nothing once they are done.
+  #whole: WeakRef<R[]> | undefined;
+  #wholeRevision = -1;
 
   constructor(policy: IdPolicy, seed: readonly R[] = [], options: CollectionOptions = {}) {
     this.#policy = policy;
@@ -283,6 +288,21 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   select(list: ListQuery): Selected<R> {
     const selected = isPlain(list) ? undefined : this.#indexes.select(list, () => this.page(0, Infinity), (id) => this.#records.get(id)!);
     return selected ?? selectPage(this.page(0, Infinity), list);
+  }
+
+  /**
+   * Every record in creation order, the same array until the next write while it is still in
+   * use; the caller must not change it.
+   */
+  whole(): readonly R[] {
+    if (this.#wholeRevision === this.#revision) {
+      const kept = this.#whole?.deref();
+      if (kept !== undefined) return kept;
+    }
+    const items = this.page(0, Infinity);
+    this.#whole = new WeakRef(items);
+    this.#wholeRevision = this.#revision;
+    return items;
   }
 
   /** Records in creation order, skipping `offset` and taking at most `limit`: the page is found by rank, not by walking past the offset. */

@@ -255,7 +255,7 @@ function listOf(part: Part, list: ListQuery, parentId: RecordId | undefined): Li
   const tag = records.listEntityTag();
   if (index === undefined) {
     if (isPlain(list)) {
-      const items = records.page(offset, limit);
+      const items = offset === 0 && limit >= records.size ? records.whole() : records.page(offset, limit);
       // A page that holds every record is the whole list, whose text the collection keeps.
       return { items, total: records.size, tag, text: items.length === records.size ? records.listText(items) : records.pageText(items) };
     }
