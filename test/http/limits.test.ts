@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { assertJsonHeaders, call } from "../support/http.ts";
+import { assertJsonHeaders, call, suiteHeaders } from "../support/http.ts";
 import { closed, openSocket, responseReader } from "../support/raw.ts";
 import { databaseTargets, socketOnly, startTarget, type Target } from "../support/target.ts";
 
@@ -211,5 +211,93 @@ describe("a client that stops reading a long list", () => {
     });
     await closed(socket);
     assert.ok(received - headLength < length, `the whole answer arrived: ${received - headLength} of ${length} bytes`);
+  });
+});
+
+describe("a record's size (BODY_LIMIT)", () => {
+  let target: Target;
+  before(async () => {
+    target = await startTarget({ BODY_LIMIT: "4096" });
+  });
+  after(() => target.close());
+
+  test("a PATCH or PUT that would make a record longer than BODY_LIMIT as JSON -> 413 RECORD_TOO_LARGE, nothing changed; one just within it is stored", async () => {
+    const url = target.url;
+    const created = await call(`${url}/posts`, { method: "POST", json: { title: "t", body: "b".repeat(1_500) } });
+    assert.equal(created.status, 201);
+    const location = created.headers.get("location")!;
+    const before = await call(`${url}${location}`);
+    // Each body is within the limit; the record they would make together is not.
+    for (const method of ["PATCH", "PUT"]) {
+      const grown = await call(`${url}${location}`, {
+        method,
+        headers: { "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json" },
+        body: JSON.stringify({ more: "m".repeat(3_000) }),
+      });
+      assert.equal(grown.status, 413, method);
+      assertJsonHeaders(grown);
+      const size = Buffer.byteLength(JSON.stringify({ ...(before.body as object), more: "m".repeat(3_000) }));
+      assert.deepEqual(grown.body, {
+        message: `The post this write would make is ${size} bytes as JSON, more than the 4096 a record may have (BODY_LIMIT); nothing was changed. Send smaller members, or remove some with PATCH`,
+        code: "RECORD_TOO_LARGE",
+      });
+    }
+    const after = await call(`${url}${location}`);
+    assert.equal(after.text, before.text);
+    assert.equal(after.headers.get("etag"), before.headers.get("etag"));
+    // Exactly at the limit is allowed: the record's text then has 4096 bytes.
+    const room = 4096 - Buffer.byteLength(JSON.stringify({ ...(before.body as object), more: "" }));
+    const fits = await call(`${url}${location}`, { method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body: JSON.stringify({ more: "m".repeat(room) }) });
+    assert.equal(fits.status, 200);
+    assert.equal(Buffer.byteLength(fits.text), 4096);
+  });
+});
+
+describe("a long text, written in pieces", () => {
+  let target: Target;
+  before(async () => {
+    target = await startTarget({ REQUEST_TIMEOUT_MS: "1000", HEADERS_TIMEOUT_MS: "1000", CONTROL: "on" });
+  });
+  after(() => target.close());
+
+  test("a client that stops reading a snapshot of 16 MB loses its connection once it takes nothing for REQUEST_TIMEOUT_MS", { timeout: 30_000, skip: socketOnly("REQUEST_TIMEOUT_MS") }, async () => {
+    const big = { title: "t", body: "b".repeat(1_000_000) };
+    const created: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      const response = await call(`${target.url}/posts`, { method: "POST", json: big });
+      assert.equal(response.status, 201);
+      created.push(response.headers.get("location")!);
+    }
+    // Straight to a server: a proxy between would take megabytes more into its own sockets' buffers.
+    const socket = await openSocket(target.servers?.[0] ?? target.url);
+    socket.write(`GET /__control/snapshot HTTP/1.1\r\nHost: localhost\r\n${Object.entries(suiteHeaders()).map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n`);
+    const first = await new Promise<Buffer>((resolve) => socket.once("data", resolve));
+    socket.pause();
+    const head = first.toString("latin1");
+    assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
+    const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(head)![1]);
+    let received = first.length - (head.indexOf("\r\n\r\n") + 4);
+    const started = Date.now();
+    // Nothing is read for longer than the time-out, then what came is taken.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    socket.on("data", (chunk: Buffer) => (received += chunk.length));
+    socket.resume();
+    await closed(socket);
+    assert.ok(received < length, `the whole snapshot arrived: ${received} of ${length} bytes`);
+    assert.ok(Date.now() - started < 10_000);
+    for (const location of created) assert.equal((await call(`${target.url}${location}`, { method: "DELETE" })).status, 204);
+  });
+
+  test("a record longer than a piece arrives whole, byte for byte, with its exact length, a character of four bytes at every piece's edge", async () => {
+    // 🙂 is a surrogate pair: a piece that ended between its halves would send two replacement characters.
+    const body = `${"b".repeat(65_535)}${"🙂".repeat(100_000)}`;
+    const created = await call(`${target.url}/posts`, { method: "POST", json: { title: "t", body } });
+    assert.equal(created.status, 201);
+    const read = await fetch(`${target.url}${created.headers.get("location")}`, { headers: suiteHeaders() });
+    const bytes = Buffer.from(await read.arrayBuffer());
+    assert.equal(read.status, 200);
+    assert.equal(Number(read.headers.get("content-length")), bytes.length);
+    assert.deepEqual(JSON.parse(bytes.toString("utf8")), created.body);
+    assert.equal(bytes.toString("utf8"), JSON.stringify(created.body));
   });
 });
