@@ -26,7 +26,7 @@ export function controlRoutes(resources: ResourceMap, store: Store, log: Request
       pattern: "/__control/data",
       handler: ({ body }) => store.reset(checkedData(body, resources)).then(() => DONE),
     },
-    { method: "GET", pattern: "/__control/requests", handler: ({ query }) => ({ status: 200, body: log.list(limitOf(query)) }) },
+    { method: "GET", pattern: "/__control/requests", handler: ({ query }) => ({ status: 200, json: log.answer(limitOf(query)) }) },
     {
       method: "DELETE",
       pattern: "/__control/requests",
