@@ -55,5 +55,12 @@ const PARAMETER = /([?&])([^?&=#\s]+)=([^&#\s]*)/g;
 export function redactQuery(text: string): string {
   const start = text.indexOf("?");
   if (start === -1) return text;
-  return text.slice(0, start) + text.slice(start).replace(PARAMETER, (whole, separator: string, name: string, value: string) => (value !== "" && isSecretName(name) ? `${separator}${name}=${HIDDEN}` : whole));
+  return text.slice(0, start) + text.slice(start).replace(PARAMETER, hideSecret);
+}
+
+/** A parameter as the log shows it: a secret's value hidden whole; another's kept, but for a URL it holds (`next=/a?token=...`). */
+function hideSecret(whole: string, separator: string, name: string, value: string): string {
+  if (value === "") return whole;
+  if (isSecretName(name)) return `${separator}${name}=${HIDDEN}`;
+  return value.includes("?") ? `${separator}${name}=${redactQuery(value)}` : whole;
 }
