@@ -15,6 +15,7 @@ import { createRequestLog } from "../ops/request-log.ts";
 import { openApiRoutes } from "../openapi/route.ts";
 import type { Seed } from "../store/records.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
+import { crossSiteCheck } from "./cross-site.ts";
 
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = Omit<
@@ -151,7 +152,7 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
   const stringIds = new Set(routes.filter((route) => route.stringIds).map((route) => route.handler));
   // Test control's routes, outside the OpenAPI document, when it is on (ops/control.ts).
   const requestLog = options.control === true ? createRequestLog(controlLog) : undefined;
-  const control = requestLog === undefined ? [] : controlRoutes(data.resources, data.store, requestLog);
+  const control = requestLog === undefined ? [] : controlRoutes(data.resources, data.store, requestLog, crossSiteCheck(options.corsOrigins));
   const controlHandlers = control.map((route) => route.handler);
   // No delay, preference or log entry for the operations routes, which are served while draining, nor for control's own.
   const quiet = new Set([...servedWhileDraining, ...controlHandlers]);
