@@ -26,13 +26,14 @@ export type RequestToLog = Omit<LoggedRequest, "body"> & { body: Uint8Array | un
 
 /**
  * The log: `add` as requests are answered, `answer` the JSON text of the last ones, oldest
- * first, as `GET /__control/requests` sends it, and `clear` to empty it. Each entry's text is
- * made once, when it is logged; a read joins those texts and parses nothing, so it costs about
- * what the log holds however often it is read.
+ * first, in UTF-8 as `GET /__control/requests` sends it, and `clear` to empty it. Each entry's
+ * text is made once, when it is logged; a read joins those texts and parses nothing, so it
+ * costs about what the log holds. Reads of an unchanged log get the same bytes, which every
+ * connection sends from without a copy of its own: readers that do not read cost no more.
  */
 export type RequestLog = {
   add: (request: RequestToLog) => void;
-  answer: (limit?: number) => string;
+  answer: (limit?: number) => Uint8Array;
   clear: () => void;
 };
 
@@ -66,6 +67,9 @@ export function createRequestLog(entries: number = DEFAULT_LOG_ENTRIES): Request
   let held: Array<{ text: string; bytes: number } | undefined> = [];
   let start = 0;
   let bytes = 0;
+  // The last answer made, for as long as the log is as it was: `version` counts every change.
+  let version = 0;
+  let last: { version: number; count: number; bytes: Uint8Array } | undefined;
 
   const dropOldest = () => {
     bytes -= held[start]!.bytes;
@@ -99,17 +103,24 @@ export function createRequestLog(entries: number = DEFAULT_LOG_ENTRIES): Request
       }
       held.push({ text, bytes: size });
       bytes += size;
+      version++;
+      last = undefined;
       // The newest stays, even one whose path and headers alone pass LOG_BYTES (possible in-process, where no header limit applies).
       while (held.length - start > entries || (bytes > LOG_BYTES && held.length - start > 1)) dropOldest();
     },
     answer: (limit = Infinity) => {
       const first = Math.max(start, held.length - limit);
-      return `[${held.slice(first).map((entry) => entry!.text).join(",")}]`;
+      const count = held.length - first;
+      if (last?.version === version && last.count === count) return last.bytes;
+      last = { version, count, bytes: Buffer.from(`[${held.slice(first).map((entry) => entry!.text).join(",")}]`) };
+      return last.bytes;
     },
     clear: () => {
       held = [];
       start = 0;
       bytes = 0;
+      version++;
+      last = undefined;
     },
   };
 }
