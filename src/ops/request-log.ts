@@ -1,4 +1,5 @@
 // The request log of test control: the last requests the API answered, bounded in entries and in bytes.
+import { Buffer } from "node:buffer";
 import type { IncomingHttpHeaders } from "node:http";
 import { parseJsonObject } from "../api/json.ts";
 import { redactQuery } from "./redact.ts";
