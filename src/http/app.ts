@@ -24,7 +24,7 @@ export type AppOptions = Omit<
 > & {
   /**
    * How many requests the control log keeps for `GET /__control/requests` (1000), with `control`;
-   * at most 8 MiB of their paths, headers and bodies whatever the number.
+   * at most 8 MiB of their entries' JSON texts whatever the number.
    */
   controlLog?: number;
   /** The most the records may cost, in bytes as the store counts them (64 MiB); a write past it gets 507. */
