@@ -82,6 +82,12 @@ export type Setting = {
   read: (text: string | undefined, source: string) => Config[keyof Config];
   /** What `--help` calls the flag's value: `value` unless said. */
   placeholder?: string;
+  /**
+   * Why a value set but blank is refused, where it would otherwise count as unset: a tokens
+   * setting left blank by a mistake (an empty secret, a template with nothing in it) would
+   * start the server with no token at all.
+   */
+  blank?: string;
 };
 
 // A time-out is at least 1 ms (0 would switch it off, which docs/spec.md#7-configuration-and-process forbids) and at most an hour.
@@ -175,6 +181,7 @@ export const SETTINGS: readonly Setting[] = [
       "Access tokens as comma-separated `SCOPE:TOKEN` entries, the scope `read` or `write` (which includes read). With any token set, every request but `/healthz`, `/readyz` and CORS preflights needs `Authorization: Bearer <token>`.",
     read: checkedTokens(parseTokens),
     placeholder: "tokens",
+    blank: "holds no token; give SCOPE:TOKEN entries such as read:abc,write:def, or leave it unset to serve without tokens",
   },
   {
     key: "authTokensFile",
@@ -184,6 +191,7 @@ export const SETTINGS: readonly Setting[] = [
     meaning: "A file of access tokens, one `SCOPE:TOKEN` a line (blank lines and `#` comments skipped), such as a secret mounted at `/run/secrets/tokens`; adds to `AUTH_TOKENS`.",
     read: checkedTokens(readTokensFile),
     placeholder: "file",
+    blank: "names no file; give the path of a file of SCOPE:TOKEN lines, or leave it unset to serve without tokens",
   },
   {
     key: "readOnly",
@@ -360,8 +368,9 @@ function describeArgsError(error: NodeJS.ErrnoException): string {
 
 /**
  * Reads every setting, a flag winning over its environment variable (defaults in
- * SETTINGS). A value set to the empty string counts as unset. A bad value is a
- * ConfigError naming the flag or variable it came from.
+ * SETTINGS). A value set to the empty string counts as unset, but for the tokens settings,
+ * which refuse it (Setting.blank). A bad value is a ConfigError naming the flag or variable
+ * it came from.
  */
 export function readConfig(env: Record<string, string | undefined>, flags: Flags = {}): Config {
   const config: Record<string, unknown> = {};
@@ -371,6 +380,7 @@ export function readConfig(env: Record<string, string | undefined>, flags: Flags
     const fromFlag = flags[setting.key];
     const [text, source] = fromFlag !== undefined ? [fromFlag, setting.flag] : [env[setting.variable], setting.variable];
     const trimmed = text?.trim();
+    if (trimmed === "" && setting.blank !== undefined) throw new ConfigError(`${source} is set but ${setting.blank}`);
     config[setting.key] = setting.read(trimmed === "" ? undefined : trimmed, source);
     if (trimmed !== undefined && trimmed !== "") given.add(setting.key);
     sources[setting.key] = source;

@@ -2,7 +2,7 @@
 // The entry point and the `rest-reference-server` command: the only code that reads process.env
 // and the arguments, starts listening and handles signals.
 import { type Config, ConfigError, helpText, readConfig, readFlags, readJsonFile, readSeedFile } from "./config.ts";
-import { TokenError } from "./http/access.ts";
+import { looseTokensFile, TokenError, TOKENS_ON_COMMAND_LINE } from "./http/access.ts";
 import { DatabaseError } from "./store/database.ts";
 import { JournalDamageError } from "./store/journal/damage.ts";
 import { LockedError } from "./store/journal/lock.ts";
@@ -29,6 +29,7 @@ const config = readOrExit(() => readConfig(process.env, flags));
 // benchmark, a supervisor) stays quiet unless LOG_FORMAT asks. The container image asks for json.
 const logFormat = config.logFormat === "auto" ? (process.stdout.isTTY ? "text" : "off") : config.logFormat;
 const served = whatToServe(config);
+warnOfExposedTokens(config);
 const running = await listenOrExit(config, served.seed, served.resources);
 
 // The handlers go in before the line that says the server is ready: whoever reads it may
@@ -68,6 +69,14 @@ function whatToServe(config: Config): { seed: unknown; resources: unknown } {
   }
   for (const name of db.leftOut) createLogger(logFormat).warn(`${path}: "${name}" is not an array of records, so it is not served`);
   return { seed: db.records, resources: dbJsonResources(db) };
+}
+
+/** Says on stderr, before listening, where other users of this machine could read the tokens: in `ps`, or in a file open to them. */
+function warnOfExposedTokens(config: Config): void {
+  const warn = createLogger(logFormat).warn;
+  if (flags.authTokens !== undefined) warn(TOKENS_ON_COMMAND_LINE);
+  const loose = config.authTokensFile === undefined ? undefined : looseTokensFile(config.authTokensFile);
+  if (loose !== undefined) warn(loose);
 }
 
 function readOrExit<T>(read: () => T): T {

@@ -1,10 +1,10 @@
 // White-box tests of src/access.ts: token entries, the token check with its scopes, and the Host check.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { hostCheck, isWrite, parseTokens, readTokensFile, tokenCheck } from "../src/http/access.ts";
+import { hostCheck, isWrite, looseTokensFile, parseTokens, readTokensFile, tokenCheck } from "../src/http/access.ts";
 
 test("parseTokens reads comma-separated SCOPE:TOKEN entries, trimming spaces", () => {
   assert.deepEqual(parseTokens("read:abc, write:DEF-._~+/==", "AUTH_TOKENS"), [
@@ -168,4 +168,21 @@ test("hostCheck remembers a bounded number of hosts, and still answers each righ
     assert.equal(check(`localhost:${i}`), undefined);
     assert.equal(check(`evil${i}.example`)?.code, "HOST_NOT_ALLOWED");
   }
+});
+
+test("looseTokensFile warns of a tokens file whose group or others have any permission, and of no other", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tokens-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, "tokens");
+  writeFileSync(path, "write:w1\n");
+  for (const mode of [0o644, 0o640, 0o604, 0o444, 0o620, 0o601, 0o777]) {
+    chmodSync(path, mode);
+    const shown = mode.toString(8).padStart(4, "0");
+    assert.equal(looseTokensFile(path), `The tokens file ${path} is open to other users of this machine (mode ${shown}); let only the server's user read it: chmod 600 ${path}`, shown);
+  }
+  for (const mode of [0o600, 0o400, 0o700]) {
+    chmodSync(path, mode);
+    assert.equal(looseTokensFile(path), undefined, mode.toString(8));
+  }
+  assert.equal(looseTokensFile(join(dir, "gone")), undefined);
 });

@@ -55,6 +55,13 @@ test("a handler that throws -> 500 INTERNAL_ERROR with no internals, the error l
   assert.deepEqual((await call(`${url}/ok`)).body, { ok: true });
 });
 
+test("the request line an unexpected error is logged with hides the values of secret query parameters", async (t) => {
+  const logged: string[] = [];
+  const url = await serve(t, createListener(boomRoutes(), { logError: (_error, line) => logged.push(line) }));
+  assert.equal((await call(`${url}/boom?x=1&access_token=s3cr3t&api_key=k3y`)).status, 500);
+  assert.deepEqual(logged, ["GET /boom?x=1&access_token=***&api_key=***"]);
+});
+
 test("a handler that throws after the body was read -> 500, and the connection stays usable", async (t) => {
   const logged: unknown[] = [];
   const url = await serve(t, createListener(boomRoutes(), { logError: (error) => logged.push(error) }));

@@ -240,3 +240,21 @@ test("readConfig refuses DATABASE_URL together with DATA_DIR: one store at a tim
     new ConfigError("--database-url and DATA_DIR name two stores; set one of them: the database, or the data directory"),
   );
 });
+
+test("readConfig refuses AUTH_TOKENS or AUTH_TOKENS_FILE set but blank, from the environment or a flag, where other settings count blank as unset", () => {
+  for (const text of ["", " ", "\t"]) {
+    assert.throws(() => readConfig({ AUTH_TOKENS: text }), {
+      name: "ConfigError",
+      message: "AUTH_TOKENS is set but holds no token; give SCOPE:TOKEN entries such as read:abc,write:def, or leave it unset to serve without tokens",
+    });
+    assert.throws(() => readConfig({ AUTH_TOKENS_FILE: text }), {
+      name: "ConfigError",
+      message: "AUTH_TOKENS_FILE is set but names no file; give the path of a file of SCOPE:TOKEN lines, or leave it unset to serve without tokens",
+    });
+    assert.throws(() => readConfig({}, { authTokens: text }), { name: "ConfigError", message: /^--auth-tokens is set but holds no token; / });
+    assert.throws(() => readConfig({}, { authTokensFile: text }), { name: "ConfigError", message: /^--auth-tokens-file is set but names no file; / });
+  }
+  // Unset, they are unset: the server serves without tokens.
+  assert.deepEqual(readConfig({ AUTH_TOKENS: undefined, AUTH_TOKENS_FILE: undefined }), DEFAULTS);
+  assert.equal(readConfig({ AUTH_TOKENS: " write:w1 " }).authTokens, "write:w1");
+});

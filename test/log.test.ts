@@ -103,3 +103,19 @@ test("a batch past 16 KiB goes out at once, and flush writes what is left", () =
   logger.flush();
   assert.equal(out.length, 2, "nothing left, nothing written");
 });
+
+test("secret query parameters are hidden in access lines of both formats and in error lines; the rest of the target is kept", async () => {
+  const path = "/users?limit=2&access_token=abc123&X-Amz-Signature=f00d&sort=name";
+  const shown = "/users?limit=2&access_token=***&X-Amz-Signature=***&sort=name";
+  for (const format of ["json", "text"] as const) {
+    const { logger, out, err } = capture(format);
+    logger.access({ ...ENTRY, path });
+    await nextTurn();
+    assert.equal(out.length, 1, format);
+    if (format === "json") assert.equal((JSON.parse(out[0]!) as { path: string }).path, shown);
+    else assert.equal(out[0]!.split(" ")[2], shown);
+    logger.error(`Unexpected error while answering GET ${path}`, "abc-1", new Error("boom"));
+    assert.match(err.join(""), new RegExp(`answering GET ${shown.replaceAll("?", "\\?").replaceAll("*", "\\*")}`), format);
+    assert.doesNotMatch(out.join("") + err.join(""), /abc123|f00d/, format);
+  }
+});

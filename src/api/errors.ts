@@ -37,6 +37,10 @@ export const ERROR_CATALOGUE = {
     status: 403,
     when: "The request's `Host` is not one of `ALLOWED_HOSTS` (by default `localhost`, `*.localhost` and IP addresses); this blocks DNS rebinding.",
   },
+  CROSS_SITE_REQUEST: {
+    status: 403,
+    when: "With `CONTROL=on`, a control route is called from a page on another site: its `Sec-Fetch-Site` is `cross-site`, or its `Origin` is not one `CORS_ORIGINS` allows (with `*`, a loopback one); nothing is changed.",
+  },
   ROUTE_NOT_FOUND: { status: 404, when: "No route has this path." },
   USER_NOT_FOUND: { status: 404, when: "No user has this id." },
   POST_NOT_FOUND: { status: 404, when: "No post has this id." },

@@ -6,9 +6,10 @@ export type Reply = {
   body?: unknown;
   /**
    * A body already serialised as JSON text, sent as it is instead of `body`: the
-   * OpenAPI document, or a record's text as its store keeps it for reads.
+   * OpenAPI document, or a record's text as its store keeps it for reads; or that text in
+   * UTF-8, which every answer sends without a copy (the request log of test control).
    */
-  json?: string;
+  json?: string | Uint8Array;
   /** The media type of `json` when it is not JSON (the metrics' text); JSON_TYPE by default. */
   type?: string;
   /**

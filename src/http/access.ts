@@ -1,7 +1,8 @@
 // Who may call the API: bearer tokens with a scope (RFC 6750), read-only mode, and the Host names it answers to.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { isIP } from "node:net";
+import { platform } from "node:process";
 import { HttpError } from "../api/errors.ts";
 
 /** What a token allows: `read` (GET, HEAD, OPTIONS) or `write` (everything, reads included). */
@@ -61,6 +62,29 @@ export function readTokensFile(path: string, source: string): Array<{ scope: Sco
   }
   return parseTokens(text, `The tokens file ${path}`, "\n");
 }
+
+/**
+ * The warning for a tokens file that users other than its owner may read or change (any of the
+ * mode bits 0o077), or undefined. Said, not refused: a secret mounted into a container is often
+ * 0444 or 0644 by default, and the server may be the only user there.
+ */
+export function looseTokensFile(path: string): string | undefined {
+  let mode: number | null;
+  try {
+    mode = statSync(path).mode;
+  } catch {
+    // Read a moment ago; a file gone since is told when the server reads it.
+    return undefined;
+  }
+  // Windows has no such bits to tell of (Node reports 0o666 for every file there, Deno null).
+  if (mode === null || platform === "win32" || (mode & 0o077) === 0) return undefined;
+  const shown = (mode & 0o777).toString(8).padStart(4, "0");
+  return `The tokens file ${path} is open to other users of this machine (mode ${shown}); let only the server's user read it: chmod 600 ${path}`;
+}
+
+/** The warning for tokens given on the command line, which every user of the machine can read in the process list. */
+export const TOKENS_ON_COMMAND_LINE =
+  "--auth-tokens shows the tokens to every user of this machine (ps lists a process's arguments); give them in AUTH_TOKENS or AUTH_TOKENS_FILE instead";
 
 /** The options that say who may call the API; see AppOptions. */
 export type AccessOptions = {

@@ -16,6 +16,7 @@ import { openApiRoutes } from "../openapi/route.ts";
 import type { Seed } from "../store/records.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
+import { crossSiteCheck } from "./cross-site.ts";
 
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = Omit<
@@ -24,7 +25,7 @@ export type AppOptions = Omit<
 > & {
   /**
    * How many requests the control log keeps for `GET /__control/requests` (1000), with `control`;
-   * at most 8 MiB of their paths, headers and bodies whatever the number.
+   * at most 8 MiB of their entries' JSON texts whatever the number.
    */
   controlLog?: number;
   /** The most the records may cost, in bytes as the store counts them (64 MiB); a write past it gets 507. */
@@ -154,7 +155,7 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
   const stringIds = new Set(routes.filter((route) => route.stringIds).map((route) => route.handler));
   // Test control's routes, outside the OpenAPI document, when it is on (ops/control.ts).
   const requestLog = options.control === true ? createRequestLog(controlLog) : undefined;
-  const control = requestLog === undefined ? [] : controlRoutes(data.resources, data.store, requestLog);
+  const control = requestLog === undefined ? [] : controlRoutes(data.resources, data.store, requestLog, crossSiteCheck(options.corsOrigins));
   const controlHandlers = control.map((route) => route.handler);
   // No delay, preference or log entry for the operations routes, which are served while draining, nor for control's own.
   const quiet = new Set([...servedWhileDraining, ...controlHandlers]);

@@ -218,11 +218,11 @@ class InProcessResponse extends EventEmitter {
     return ready;
   }
 
-  end(chunk?: string): this {
+  end(chunk?: string | Uint8Array): this {
     if (this.destroyed) return this;
     this.#finished = true;
     if (this.#stream !== undefined) {
-      if (chunk !== undefined) this.#stream.enqueue(ENCODER.encode(chunk));
+      if (chunk !== undefined) this.#stream.enqueue(typeof chunk === "string" ? ENCODER.encode(chunk) : chunk);
       this.#stream.close();
     } else {
       // A body sent whole; HEAD, 204 and 304 have none.

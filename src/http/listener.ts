@@ -14,6 +14,7 @@ import { clip } from "../api/input.ts";
 import { inOrder } from "./in-order.ts";
 import { lingerOnClose } from "./linger.ts";
 import { createLogger, type Logger } from "../ops/log.ts";
+import { redactQuery } from "../ops/redact.ts";
 import { type Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "./request-id.ts";
 import { shortListText } from "../store/list-text.ts";
@@ -269,7 +270,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     } else {
       const { request, response } = exchange;
       try {
-        logError(error, `${request.method ?? "GET"} ${request.url ?? "/"}`, exchange.id);
+        logError(error, `${request.method ?? "GET"} ${redactQuery(request.url ?? "/")}`, exchange.id);
       } catch {
         // A failing logger must not turn one failed request into a crashed process.
       }

@@ -22,8 +22,8 @@ export const LONG_TEXT_CHARS = 64 * 1024 * 1024;
  */
 const TURN_MS = 8;
 
-/** What a long answer is made of: a list's records, serialised a piece at a time, or a text already made. */
-export type LongBody = readonly unknown[] | string;
+/** What a long answer is made of: a list's records, serialised a piece at a time, or a text already made, or its bytes. */
+export type LongBody = readonly unknown[] | string | Uint8Array;
 
 /** How a long answer is written: its head once its length is known, then its body unless `head`. */
 export type LongOptions = { head: boolean; writeHead: (length: number) => void; stallTimeout: number };
@@ -135,14 +135,14 @@ export function createPacer(): Pacer {
   }
 
   function write(response: ServerResponse, body: LongBody, options: LongOptions, done: (bytes: number) => void): boolean {
-    const text = typeof body === "string" ? body : undefined;
+    const text = typeof body === "string" || body instanceof Uint8Array ? body : undefined;
     if (answers >= LONG_ANSWERS || (text !== undefined && textChars + text.length > LONG_TEXT_CHARS)) return false;
     answers++;
     if (text !== undefined) textChars += text.length;
     // An answer pipelined behind another has no socket of its own yet, and its response tells
     // nothing if the connection goes first: its request's socket does.
     const socket = response.req?.socket;
-    let items: readonly unknown[] | undefined = typeof body === "string" ? undefined : body;
+    let items: readonly unknown[] | undefined = text === undefined ? (body as readonly unknown[]) : undefined;
     let length = 0;
     let index = 0;
     let stall: ReturnType<typeof setTimeout> | undefined;
@@ -221,12 +221,15 @@ export function createPacer(): Pacer {
       finish(length);
       return undefined;
     };
-    /** The next piece of a text, never cutting a surrogate pair in two; undefined once the last has been sent. */
-    const textPiece = (): string | undefined => {
+    /** The next piece of a text, never cutting a surrogate pair in two, or of its bytes; undefined once the last has been sent. */
+    const textPiece = (): string | Uint8Array | undefined => {
       let end = Math.min(index + PIECE_CHARS, text!.length);
-      const last = text!.charCodeAt(end - 1);
-      if (end < text!.length && last >= 0xd800 && last <= 0xdbff) end--;
-      const piece = text!.slice(index, end);
+      let piece: string | Uint8Array;
+      if (typeof text === "string") {
+        const last = text.charCodeAt(end - 1);
+        if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+        piece = text.slice(index, end);
+      } else piece = text!.subarray(index, end);
       index = end;
       if (index < text!.length) return piece;
       response.end(piece);

@@ -29,7 +29,7 @@ export type SendOptions = { head?: boolean; close?: boolean; headers?: readonly 
  * The JSON text of a reply's body, as send() writes it: undefined for 204 and 304, which never
  * have a body (RFC 9110, sections 15.3.5 and 15.4.5), and for a reply with none.
  */
-export function bodyText(reply: Reply): string | undefined {
+export function bodyText(reply: Reply): string | Uint8Array | undefined {
   if (reply.status === 204 || reply.status === 304) return undefined;
   return reply.json ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body));
 }
@@ -40,7 +40,7 @@ export function bodyText(reply: Reply): string | undefined {
  * bytes written (0 for HEAD, 204 and 304), or -1 when nothing could be written: the client has
  * gone, or an answer has begun already.
  */
-export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}, text = bodyText(reply)): number {
+export function send(res: ServerResponse, reply: Reply, options: SendOptions = {}, text: string | Uint8Array | undefined = bodyText(reply)): number {
   // A client that hung up has no socket to write to; writing would only raise.
   if (res.destroyed || res.headersSent) return -1;
   // Built here rather than by headerList: a call per answer that V8 does not inline (docs/benchmarks.md).

@@ -1,6 +1,6 @@
 // Test control over HTTP (CONTROL=on): reset, snapshot and load the data, and read the request log, under /__control/.
 import { HttpError } from "../api/errors.ts";
-import type { Handler, Route } from "../api/handler.ts";
+import type { Handler, HandlerRequest, Route } from "../api/handler.ts";
 import type { Reply } from "../api/reply.ts";
 import { checkSeed, SeedError } from "../api/seed.ts";
 import type { ResourceMap } from "../api/resource.ts";
@@ -10,13 +10,18 @@ import type { RequestLog } from "./request-log.ts";
 
 const DONE: Reply = { status: 204 };
 
+/** The refusal of a request from a page on another site (http/cross-site.ts), or undefined. */
+export type CrossSiteRefusal = (headers: HandlerRequest["headers"]) => HttpError | undefined;
+
 /**
  * The control routes over one instance's data and request log. They are for a test suite, not
  * a client: the OpenAPI document leaves them out, DELAY and `Prefer` never touch them, the log
  * does not hold them, and with tokens every one needs a `write` token (docs/testing-clients.md).
+ * Each refuses a page on another site first, with `crossSite`'s refusal: a form on any site
+ * could otherwise post `POST /__control/reset`, which takes no body and so no Content-Type.
  */
-export function controlRoutes(resources: ResourceMap, store: Store, log: RequestLog): Array<Route<Handler>> {
-  return [
+export function controlRoutes(resources: ResourceMap, store: Store, log: RequestLog, crossSite: CrossSiteRefusal): Array<Route<Handler>> {
+  return sameSiteOnly(crossSite, [
     // The starting data again: the seed, or the two seeded users; id sequences start again.
     { method: "POST", pattern: "/__control/reset", handler: () => store.reset().then(() => DONE) },
     // Every record, in the seed's shape, so that PUT /__control/data takes it back.
@@ -26,7 +31,7 @@ export function controlRoutes(resources: ResourceMap, store: Store, log: Request
       pattern: "/__control/data",
       handler: ({ body }) => store.reset(checkedData(body, resources)).then(() => DONE),
     },
-    { method: "GET", pattern: "/__control/requests", handler: ({ query }) => ({ status: 200, body: log.list(limitOf(query)) }) },
+    { method: "GET", pattern: "/__control/requests", handler: ({ query }) => ({ status: 200, json: log.answer(limitOf(query)) }) },
     {
       method: "DELETE",
       pattern: "/__control/requests",
@@ -35,7 +40,19 @@ export function controlRoutes(resources: ResourceMap, store: Store, log: Request
         return DONE;
       },
     },
-  ];
+  ]);
+}
+
+/** The routes, each of whose handlers throws `crossSite`'s refusal before it does anything. */
+function sameSiteOnly(crossSite: CrossSiteRefusal, routes: Array<Route<Handler>>): Array<Route<Handler>> {
+  return routes.map(({ handler, ...route }) => ({
+    ...route,
+    handler: (request) => {
+      const refusal = crossSite(request.headers);
+      if (refusal !== undefined) throw refusal;
+      return handler(request);
+    },
+  }));
 }
 
 /** A body checked as a seed is, by the API's rules; every problem is reported in one 400. */

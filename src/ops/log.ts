@@ -1,4 +1,5 @@
 // The server's log: one access line per answered request on stdout, errors and notices on stderr, as JSON or text.
+import { redactQuery } from "./redact.ts";
 
 /** How lines are written: `json` (one object a line, for log collectors), `text` (for a person), or `off` (no access log). */
 export type LogFormat = "json" | "text" | "off";
@@ -9,7 +10,7 @@ export const LOG_FORMATS: readonly LogFormat[] = ["json", "text", "off"];
 /** One answered request, as its access line tells it. */
 export type AccessEntry = {
   method: string;
-  /** The request target as sent: the path and the query. */
+  /** The request target as sent: the path and the query; the log hides the values of secret query parameters (redact.ts). */
   path: string;
   status: number;
   /** Body bytes sent (none for HEAD, 204 and 304). */
@@ -29,7 +30,7 @@ export type Logger = {
   format: LogFormat;
   /** Writes the access line of an answered request; nothing with `off`. Lines are batched (see flush). */
   access(entry: AccessEntry): void;
-  /** Writes an error on stderr at once: what failed, the request it failed in, and the error with its stack. */
+  /** Writes an error on stderr at once: what failed, the request it failed in (secret query parameters hidden), and the error with its stack. */
   error(message: string, requestId: string | undefined, error?: unknown): void;
   /** Writes a notice (a torn journal tail dropped, a seed not loaded) on stderr at once. */
   warn(message: string): void;
@@ -100,7 +101,8 @@ export function createLogger(format: LogFormat, sinks: LogSinks = STANDARD_SINKS
               setImmediate(flush);
             }
           },
-    error(message, requestId, error) {
+    error(text, requestId, error) {
+      const message = redactQuery(text);
       const detail = error === undefined ? undefined : describe(error);
       if (json) {
         sinks.err(`${JSON.stringify({ time: new Date().toISOString(), level: "error", message, requestId, error: detail })}\n`);
@@ -123,7 +125,7 @@ export function createLogger(format: LogFormat, sinks: LogSinks = STANDARD_SINKS
 // in JSON. The method and the path are passed through JSON.stringify, whatever a runtime's parser lets in.
 function accessJson(entry: AccessEntry): string {
   return (
-    `{"time":"${timestamp()}","level":"info","method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},` +
+    `{"time":"${timestamp()}","level":"info","method":${JSON.stringify(entry.method)},"path":${JSON.stringify(redactQuery(entry.path))},` +
     `"status":${entry.status},"bytes":${entry.bytes},"durationMs":${round(entry.milliseconds)},` +
     `"requestId":"${entry.requestId}","remote":${entry.remote === undefined ? "null" : `"${entry.remote}"`}}\n`
   );
@@ -131,7 +133,7 @@ function accessJson(entry: AccessEntry): string {
 
 // The request target cannot hold white space (the HTTP parser refuses it), so the line splits on spaces.
 function accessText(entry: AccessEntry): string {
-  return `${timestamp()} ${entry.method} ${entry.path} ${entry.status} ${entry.bytes}B ${round(entry.milliseconds)}ms ${entry.remote ?? "-"} ${entry.requestId}\n`;
+  return `${timestamp()} ${entry.method} ${redactQuery(entry.path)} ${entry.status} ${entry.bytes}B ${round(entry.milliseconds)}ms ${entry.remote ?? "-"} ${entry.requestId}\n`;
 }
 
 let lastMillisecond = 0;

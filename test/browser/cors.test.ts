@@ -1,6 +1,6 @@
 // CORS and Host checks in a real browser: Debian's Chromium, driven by playwright-core, calls the API
 // from pages on loopback origins, from a page on a host name that is not the loopback's (evil.test),
-// and from a page that DNS rebinding put on the API's own origin (rebind.test).
+// from a page that DNS rebinding put on the API's own origin (rebind.test), and at test control's routes (CONTROL=on).
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { once } from "node:events";
@@ -480,4 +480,78 @@ test("the same page on the API's origin under a loopback name, or under rebind.t
       await page.close();
     }
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Test control (CONTROL=on): no page on another site reaches a control route, whatever CORS allows.
+
+const MALLORY_STORED = { id: 3, name: "Mallory", email: "mallory@example.com" };
+const BY_SITE = {
+  message: "The control routes refuse a page on another site (Sec-Fetch-Site: cross-site); call them from a test runner or curl, or from a page on the API's own site",
+  code: "CROSS_SITE_REQUEST",
+};
+
+/** Posts an HTML form to `action` from a new page on `origin`, as a page on any site can; returns the status and text the browser was shown. */
+async function postForm(origin: string, action: string): Promise<{ status: number | undefined; text: string }> {
+  const page = await openPage(`${origin}/`);
+  try {
+    const navigated = page.waitForNavigation();
+    // A text for the page to run: this project's TypeScript has no DOM types.
+    await page.evaluate(`(() => {
+      const form = document.createElement("form");
+      form.method = "post";
+      form.action = ${JSON.stringify(action)};
+      const field = document.createElement("input");
+      field.name = "confirm";
+      field.value = "yes";
+      form.append(field);
+      document.body.append(form);
+      form.submit();
+    })()`);
+    const response = await navigated;
+    return { status: response?.status(), text: (await response?.text()) ?? "" };
+  } finally {
+    await page.close();
+  }
+}
+
+for (const cors of ["loopback", "*"] as const) {
+  test(`with CONTROL=on and CORS_ORIGINS=${cors}, a page on evil.test cannot reset the data: a no-cors fetch, a fetch and a form's post of POST /__control/reset get 403 CROSS_SITE_REQUEST`, async (t) => {
+    const target = await startApi({ CONTROL: "on", CORS_ORIGINS: cors });
+    t.after(() => target.close());
+    assert.equal((await call(`${target.url}/users`, { method: "POST", json: JSON.parse(MALLORY) })).status, 201);
+    const lines = await reaching(target, async () => {
+      // Without a body there is no Content-Type for a 415 to refuse: what stops it is the control routes' own check.
+      const opaque = answered(await fetchIn(evilPage, `${target.url}/__control/reset`, { method: "POST", mode: "no-cors" }));
+      assert.equal(opaque.type, "opaque");
+      const cors = await fetchIn(evilPage, `${target.url}/__control/reset`, { method: "POST" });
+      // With `*` the page may read the refusal; by default it may not read anything.
+      if (cors.ok) assert.deepEqual([cors.status, cors.body], [403, BY_SITE]);
+      else assertRejected(cors);
+      assert.equal(answered(await fetchIn(evilPage, `${target.url}/__control/snapshot`, { mode: "no-cors" })).type, "opaque");
+      const form = await postForm(evilOrigin, `${target.url}/__control/reset`);
+      assert.equal(form.status, 403);
+      assert.deepEqual(JSON.parse(form.text), BY_SITE);
+    });
+    assert.deepEqual(fetched(lines), [
+      { line: "POST /__control/reset", status: 403 },
+      { line: "POST /__control/reset", status: 403 },
+      { line: "GET /__control/snapshot", status: 403 },
+      { line: "POST /__control/reset", status: 403 },
+    ]);
+    await assertUsers(target, [...SEEDED, MALLORY_STORED]);
+  });
+}
+
+test("with CONTROL=on, a loopback page on the API's own site resets the data; a loopback page on another site (localhost, for 127.0.0.1) reads a 403", async (t) => {
+  const target = await startApi({ CONTROL: "on" });
+  t.after(() => target.close());
+  assert.equal((await call(`${target.url}/users`, { method: "POST", json: JSON.parse(MALLORY) })).status, 201);
+  // The API is on 127.0.0.1, a site of its own: a page on localhost is another site, though CORS lets it read the answers.
+  const refused = answered(await fetchIn(localhostPage, `${target.url}/__control/reset`, { method: "POST" }));
+  assert.deepEqual([refused.status, refused.body], [403, BY_SITE]);
+  await assertUsers(target, [...SEEDED, MALLORY_STORED]);
+  const reset = answered(await fetchIn(loopbackIpPage, `${target.url}/__control/reset`, { method: "POST" }));
+  assert.equal(reset.status, 204);
+  await assertUsers(target, SEEDED);
 });

@@ -571,3 +571,119 @@ describe("CONTROL=on with DELAY=300", () => {
     assert.equal(control!.headers.get("preference-applied"), null);
   });
 });
+
+describe("CONTROL=on: no page on another site reaches a control route", () => {
+  const ROUTES = [
+    ["POST", "/__control/reset", undefined, 204],
+    ["GET", "/__control/snapshot", undefined, 200],
+    ["PUT", "/__control/data", STARTING, 204],
+    ["GET", "/__control/requests", undefined, 200],
+    ["DELETE", "/__control/requests", undefined, 204],
+  ] as const;
+  const EVIL = "http://evil.example";
+  const byOrigin = (origin: string) => ({
+    message: `The control routes refuse a page on another site (Origin ${origin}); call them from a test runner or curl, or from a page on an origin CORS_ORIGINS allows`,
+    code: "CROSS_SITE_REQUEST",
+  });
+  const bySite = {
+    message: "The control routes refuse a page on another site (Sec-Fetch-Site: cross-site); call them from a test runner or curl, or from a page on the API's own site",
+    code: "CROSS_SITE_REQUEST",
+  };
+
+  /** Whether the data is still what it was: one user more than the seed, added by the test. */
+  async function unchanged(url: string): Promise<void> {
+    assert.deepEqual(((await call(`${url}/users`)).body as Array<{ id: number }>).map((user) => user.id), [1, 2, 3]);
+  }
+
+  describe("with the default CORS_ORIGINS (loopback)", () => {
+    let target: Target;
+    let url: string;
+    before(async () => {
+      target = await startTarget({ CONTROL: "on" });
+      url = target.url;
+    });
+    after(() => target.close());
+    beforeEach(async () => {
+      assert.equal((await call(`${url}/__control/reset`, { method: "POST" })).status, 204);
+      assert.equal((await call(`${url}/users`, { method: "POST", json: EVE })).status, 201);
+    });
+
+    for (const [method, path, json, status] of ROUTES) {
+      test(`${method} ${path}: an Origin CORS does not allow, or Sec-Fetch-Site: cross-site -> 403 CROSS_SITE_REQUEST, and nothing changes`, async () => {
+        const foreign = await call(url + path, { method, json, headers: { origin: EVIL } });
+        assert.equal(foreign.status, 403);
+        assertJsonHeaders(foreign);
+        assert.deepEqual(foreign.body, byOrigin(EVIL));
+        // The page cannot read the refusal either: no CORS header for its origin.
+        assert.equal(foreign.headers.get("access-control-allow-origin"), null);
+        const opaque = await call(url + path, { method, json, headers: { origin: "null" } });
+        assert.deepEqual([opaque.status, opaque.body], [403, byOrigin("null")]);
+        // A loopback page on another site (127.0.0.1 is not localhost's site): the browser's word is taken over CORS's.
+        const crossSite = await call(url + path, { method, json, headers: { origin: "http://127.0.0.1:5173", "sec-fetch-site": "cross-site" } });
+        assert.deepEqual([crossSite.status, crossSite.body], [403, bySite]);
+        const noOrigin = await call(url + path, { method, json, headers: { "sec-fetch-site": "cross-site" } });
+        assert.deepEqual([noOrigin.status, noOrigin.body], [403, bySite]);
+        await unchanged(url);
+      });
+
+      test(`${method} ${path}: no Origin (curl, a test runner), a loopback page on the same site, or same-origin -> ${status}`, async () => {
+        const cases: Array<Record<string, string>> = [{}, { origin: "http://localhost:5173", "sec-fetch-site": "same-site" }, { origin: "http://localhost:5173" }, { "sec-fetch-site": "same-origin", origin: "https://api.example.com" }, { "sec-fetch-site": "none" }];
+        for (const headers of cases) {
+          const response = await call(url + path, { method, json, headers });
+          assert.equal(response.status, status, JSON.stringify(headers));
+        }
+      });
+    }
+
+    test("a form's post of POST /__control/reset from another site, in any content type, -> 403 and the data is kept", async () => {
+      for (const type of ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain"]) {
+        const response = await call(`${url}/__control/reset`, { method: "POST", body: "a=1", headers: { "content-type": type, origin: EVIL, "sec-fetch-site": "cross-site" } });
+        assert.deepEqual([response.status, response.body], [403, bySite], type);
+        const bare = await call(`${url}/__control/reset`, { method: "POST", headers: { "content-type": type, origin: EVIL } });
+        assert.deepEqual([bare.status, bare.body], [403, byOrigin(EVIL)], type);
+      }
+      await unchanged(url);
+    });
+  });
+
+  test("with CORS_ORIGINS=*, which lets any page read the API, only loopback pages reach control", async () => {
+    const target = await startTarget({ CONTROL: "on", CORS_ORIGINS: "*" });
+    try {
+      assert.equal((await call(`${target.url}/users`, { method: "POST", json: EVE })).status, 201);
+      const foreign = await call(`${target.url}/__control/reset`, { method: "POST", headers: { origin: EVIL } });
+      assert.deepEqual([foreign.status, foreign.body], [403, byOrigin(EVIL)]);
+      await unchanged(target.url);
+      // The API itself still answers that page.
+      assert.equal((await call(`${target.url}/users`, { headers: { origin: EVIL } })).headers.get("access-control-allow-origin"), "*");
+      assert.equal((await call(`${target.url}/__control/reset`, { method: "POST", headers: { origin: "http://localhost:5173" } })).status, 204);
+    } finally {
+      await target.close();
+    }
+  });
+
+  test("with CORS_ORIGINS=off, no page's Origin reaches control; with a list, the listed origins do", async () => {
+    const off = await startTarget({ CONTROL: "on", CORS_ORIGINS: "off" });
+    const listed = await startTarget({ CONTROL: "on", CORS_ORIGINS: "https://app.example.com" });
+    try {
+      const loopback = await call(`${off.url}/__control/snapshot`, { headers: { origin: "http://localhost:5173" } });
+      assert.deepEqual([loopback.status, loopback.body], [403, byOrigin("http://localhost:5173")]);
+      assert.equal((await call(`${off.url}/__control/snapshot`)).status, 200);
+      assert.equal((await call(`${listed.url}/__control/snapshot`, { headers: { origin: "https://app.example.com" } })).status, 200);
+      const other = await call(`${listed.url}/__control/snapshot`, { headers: { origin: "http://localhost:5173" } });
+      assert.deepEqual([other.status, other.body], [403, byOrigin("http://localhost:5173")]);
+    } finally {
+      await Promise.all([off.close(), listed.close()]);
+    }
+  });
+
+  test("with tokens, a write token from a page on another site -> 403 CROSS_SITE_REQUEST too", async () => {
+    const target = await startTarget({ CONTROL: "on", AUTH_TOKENS: `write:${WRITE}` });
+    try {
+      const response = await send(`${target.url}/__control/reset`, { method: "POST", headers: { ...bearer(WRITE), origin: EVIL } });
+      assert.deepEqual([response.status, response.body], [403, byOrigin(EVIL)]);
+      assert.equal((await send(`${target.url}/__control/reset`, { method: "POST", headers: bearer(WRITE) })).status, 204);
+    } finally {
+      await target.close();
+    }
+  });
+});

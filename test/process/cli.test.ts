@@ -1,11 +1,12 @@
 // Black-box tests of the command line (contract 9): flags win over the environment, --seed, --help, --version, and one line on bad input.
 // They need a process, so the in-process pass (TEST_TARGET unset) runs them against a node process.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { helpText } from "../../src/config.ts";
+import { TOKENS_ON_COMMAND_LINE } from "../../src/http/access.ts";
 import { VERSION } from "../../src/ops/version.ts";
 import { call } from "../support/http.ts";
 import { processMode, runToExit, startCommand } from "../support/process.ts";
@@ -75,6 +76,8 @@ const BAD_ARGUMENTS: Array<[args: string[], line: string]> = [
   [["--auth-tokens", "read:ok,admin:s3cret"], "--auth-tokens entry 2 is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:my-token)"],
   [["--auth-tokens", "write:s3cret token"], "--auth-tokens entry 1 is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:my-token)"],
   [["--read-only", "yes"], '--read-only must be on or off, not "yes"'],
+  // Blank tokens would start a server open to all: refused, as a tokens file with no token is.
+  [["--auth-tokens", " "], "--auth-tokens is set but holds no token; give SCOPE:TOKEN entries such as read:abc,write:def, or leave it unset to serve without tokens"],
   [["--allowed-hosts", "http://api.example.com"], '--allowed-hosts: "http://api.example.com" is not a host name; write a name such as api.example.com, *.example.com for its subdomains, ip for any IP address, or * for any host'],
   [["--store-limit", "0"], '--store-limit must be a whole number from 1 to 9007199254740991, not "0"'],
 ];
@@ -94,6 +97,51 @@ test(`on ${PROCESS}, a tokens file with a bad line: exit 1 and one line naming t
   assert.equal(code, 1);
   assert.equal(stdout, "");
   assert.equal(stderr, `The tokens file ${tokens} line 2 is not SCOPE:TOKEN: the scope must be read or write, and the token letters, digits and -._~+/ (such as write:my-token)\n`);
+});
+
+test(`on ${PROCESS}, AUTH_TOKENS or AUTH_TOKENS_FILE set but blank: exit 1 and one line, as for a tokens file that holds no token`, async () => {
+  const noToken = "AUTH_TOKENS is set but holds no token; give SCOPE:TOKEN entries such as read:abc,write:def, or leave it unset to serve without tokens";
+  const noFile = "AUTH_TOKENS_FILE is set but names no file; give the path of a file of SCOPE:TOKEN lines, or leave it unset to serve without tokens";
+  const empty = file("no-tokens", "# none yet\n\n");
+  const cases: Array<[env: Record<string, string>, line: string]> = [
+    [{ AUTH_TOKENS: "" }, noToken],
+    [{ AUTH_TOKENS: " " }, noToken],
+    [{ AUTH_TOKENS: "\t \n" }, noToken],
+    [{ AUTH_TOKENS_FILE: "" }, noFile],
+    [{ AUTH_TOKENS_FILE: "  " }, noFile],
+    [{ AUTH_TOKENS_FILE: empty }, `The tokens file ${empty} holds no token; give SCOPE:TOKEN entries such as read:abc,write:def`],
+  ];
+  for (const [env, line] of cases) {
+    const { code, stdout, stderr } = await runToExit(env);
+    assert.equal(code, 1, JSON.stringify(env));
+    assert.equal(stdout, "", JSON.stringify(env));
+    assert.equal(stderr, `${line}\n`, JSON.stringify(env));
+  }
+});
+
+test(`on ${PROCESS}, tokens on the command line, or in a file other users may read, are warned of in one line each at start-up`, async () => {
+  const started = async (args: string[], env: Record<string, string>) => {
+    const server = await startCommand(args, env, false);
+    const users = await call(`${server.url}/users`, { headers: { authorization: "Bearer w1" } });
+    assert.equal(users.status, 200);
+    await server.stop();
+    return server.stderr();
+  };
+  assert.equal(await started(["--auth-tokens", "write:w1"], {}), `${TOKENS_ON_COMMAND_LINE}\n`);
+  assert.equal(await started([], { AUTH_TOKENS: "write:w1" }), "");
+  const tokens = file("loose-tokens", "write:w1\n");
+  for (const mode of [0o644, 0o640, 0o604, 0o660]) {
+    chmodSync(tokens, mode);
+    const shown = mode.toString(8).padStart(4, "0");
+    assert.equal(
+      await started([], { AUTH_TOKENS_FILE: tokens }),
+      `The tokens file ${tokens} is open to other users of this machine (mode ${shown}); let only the server's user read it: chmod 600 ${tokens}\n`,
+    );
+  }
+  for (const mode of [0o600, 0o400]) {
+    chmodSync(tokens, mode);
+    assert.equal(await started([], { AUTH_TOKENS_FILE: tokens }), "", mode.toString(8));
+  }
 });
 
 test(`on ${PROCESS}, a seed past STORE_LIMIT: exit 1 and one line that says what to do`, async () => {
