@@ -41,8 +41,8 @@ type Task = { step: () => void; queued: boolean };
 /** The byte length of a list's JSON text, measured once for every answer that lists the same array at once. */
 type Measure = Task & { items: readonly unknown[]; index: number; length: number; waiting: Set<Answer> };
 
-/** One long answer on its way. */
-type Answer = Task & { finished: boolean };
+/** One long answer on its way: `fail` breaks it off, its connection with it. */
+type Answer = Task & { finished: boolean; fail: () => void };
 
 /**
  * A scheduler for long answers. Each turn (an immediate) gives pieces to the answers whose
@@ -55,8 +55,9 @@ type Answer = Task & { finished: boolean };
  * the records are serialised once to count their bytes, and once more as they are written.
  * Answers listing the same array at once (the store gives the same one until the next write)
  * share the counting, so each of them serialises its list once (docs/decisions.md, "Bounded time").
+ * At most `answers` are written at once, and their texts hold at most `textChars` characters.
  */
-export function createPacer(): Pacer {
+export function createPacer({ answers: most = LONG_ANSWERS, textChars: mostChars = LONG_TEXT_CHARS } = {}): Pacer {
   const queue: Task[] = [];
   let head = 0;
   let scheduled = false;
@@ -76,13 +77,14 @@ export function createPacer(): Pacer {
   }
 
   function turn(): void {
-    scheduled = false;
+    // `scheduled` stays true through the turn, so that what its tasks queue waits for the next one.
     const deadline = performance.now() + TURN_MS;
-    do {
+    while (head < queue.length) {
       const task = queue[head++]!;
       task.queued = false;
       task.step();
-    } while (head < queue.length && performance.now() < deadline);
+      if (performance.now() >= deadline) break;
+    }
     // What was taken is cut off once it is half the queue, so each task is moved at most once a turn.
     if (head === queue.length) {
       queue.length = 0;
@@ -91,10 +93,8 @@ export function createPacer(): Pacer {
       queue.splice(0, head);
       head = 0;
     }
-    if (head < queue.length && !scheduled) {
-      scheduled = true;
-      setImmediate(turn);
-    }
+    scheduled = head < queue.length;
+    if (scheduled) setImmediate(turn);
   }
 
   /** Counts a list's bytes once for every answer that waits for them, a piece a turn. */
@@ -115,10 +115,17 @@ export function createPacer(): Pacer {
           if (created.waiting.size === 0) return void measures.delete(items);
           const all = created.items;
           let index = created.index;
-          for (let chars = 0; index < all.length && chars < PIECE_CHARS; index++) {
-            const text = JSON.stringify(all[index]);
-            chars += text.length;
-            created.length += Buffer.byteLength(text);
+          try {
+            for (let chars = 0; index < all.length && chars < PIECE_CHARS; index++) {
+              const text = JSON.stringify(all[index]);
+              chars += text.length;
+              created.length += Buffer.byteLength(text);
+            }
+          } catch {
+            // A record that cannot be serialised breaks off every answer listing it, not the process.
+            measures.delete(items);
+            for (const waiting of created.waiting) waiting.fail();
+            return;
           }
           created.index = index;
           if (index < all.length) return enqueue(created);
@@ -136,7 +143,7 @@ export function createPacer(): Pacer {
 
   function write(response: ServerResponse, body: LongBody, options: LongOptions, done: (bytes: number) => void): boolean {
     const text = typeof body === "string" || body instanceof Uint8Array ? body : undefined;
-    if (answers >= LONG_ANSWERS || (text !== undefined && textChars + text.length > LONG_TEXT_CHARS)) return false;
+    if (answers >= most || (text !== undefined && textChars + text.length > mostChars)) return false;
     answers++;
     if (text !== undefined) textChars += text.length;
     // An answer pipelined behind another has no socket of its own yet, and its response tells
@@ -151,6 +158,10 @@ export function createPacer(): Pacer {
       finished: false,
       queued: false,
       step: () => guarded(next),
+      fail: () => {
+        response.destroy();
+        finish(-1);
+      },
       measured: (measured: number) => {
         length = measured;
         guarded(begin);
@@ -174,8 +185,7 @@ export function createPacer(): Pacer {
       try {
         step();
       } catch {
-        response.destroy();
-        finish(-1);
+        answer.fail();
       }
     };
     // Head, then the first piece in the scheduler's next turn.

@@ -50,6 +50,45 @@ test("pipelined requests keep their order on a connection whose earlier POST was
 
 // The keep-alive time-out is long, and the headers time-out (10 s) longer than the test's: only the
 // server's own close, once the POST's answer has gone, ends the connection within the test's time-out.
+test("requests pipelined behind an answer that comes later wait in the client's socket, not the server: at most a few dozen are read", { timeout: 20_000 }, async (t) => {
+  // Every API answer waits 1.5 s; /metrics, an operations route, does not.
+  const url = await fresh(t, { DELAY: "1500" });
+  const socket = await openSocket(url);
+  t.after(() => void socket.destroy());
+  socket.pause();
+  const request = "GET /users/1 HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  // 20,000 requests, 900 KB: far more than the server may hold waiting, and as fast as the socket takes them.
+  const batch = request.repeat(1_000);
+  for (let i = 0; i < 20; i++) if (!socket.write(batch)) await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), new Promise((resolve) => setTimeout(resolve, 200))]);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const metrics = await call(`${url}/metrics`);
+  const inFlight = Number(/^http_requests_in_flight (\d+)$/m.exec(metrics.text)![1]);
+  // The first, delayed, the 32 behind it, and what the parser had read when it stopped: a
+  // piece of the socket's bytes. Without the bound, all 20,000 are read at once.
+  assert.ok(inFlight <= 3_000, `${inFlight} requests were read and wait in the server`);
+  // Read on, they are answered in turn, each after its delay.
+  let answers = 0;
+  let text = "";
+  socket.on("data", (chunk: Buffer) => {
+    text += chunk.toString("latin1");
+    let at: number;
+    while ((at = text.indexOf("HTTP/1.1 200 OK")) !== -1) {
+      answers++;
+      text = text.slice(at + 15);
+    }
+  });
+  socket.resume();
+  await new Promise<void>((resolve) => {
+    const check = setInterval(() => {
+      if (answers >= 3) {
+        clearInterval(check);
+        resolve();
+      }
+    }, 50);
+  });
+  assert.ok(answers >= 3);
+});
+
 test("bad bytes pipelined behind a whole POST: the POST is answered, then the connection closes", { timeout: 5_000 }, async (t) => {
   const url = await fresh(t, { KEEP_ALIVE_TIMEOUT_MS: "60000" });
   const socket = await openSocket(url);
