@@ -14,7 +14,7 @@ export const SYSTEM_TESTS: readonly string[] = [
 ];
 
 /** Tests that take a minute or more of their own: the exhaustion attacks. test:all runs them. */
-export const SLOW_TESTS: readonly string[] = ["test/reliability/exhaustion.test.ts"];
+export const SLOW_TESTS: readonly string[] = ["test/reliability/answers.test.ts", "test/reliability/exhaustion.test.ts"];
 
 /** Every test file the in-process pass runs: test/*.test.ts and test/<folder>/*.test.ts. */
 export function inProcessFiles(): string[] {

@@ -233,4 +233,25 @@ export async function concurrentListsAttack(clients: number, reading: boolean, h
   }
 }
 
+/**
+ * A million users (STORE_LIMIT raised to hold them), two clients reading the whole list at once
+ * (79 MB each), and /healthz probed every 100 ms meanwhile: the slowest probe, in milliseconds.
+ */
+export async function millionUsersAttack(): Promise<{ slowest: number; bytes: number[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "answers-"));
+  const users = Array.from({ length: 1_000_000 }, (_, i) => ({ id: i + 1, name: `User ${i + 1}`, email: `user${i + 1}@example.com`, role: "a" }));
+  const file = join(dir, "seed.json");
+  writeFileSync(file, JSON.stringify({ users }));
+  const server = await startBuilt({ SEED_FILE: file, STORE_LIMIT: "2000000000" });
+  try {
+    const done = watch(server);
+    const bytes = await Promise.all([1, 2].map(async () => (await (await fetch(`${server.url}/users`)).arrayBuffer()).byteLength));
+    const { slowest } = await done();
+    return { slowest, bytes };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export { MiB };
