@@ -9,23 +9,40 @@ import type { IncomingMessage } from "node:http";
  */
 export const PIPELINE_LIMIT = 32;
 
+/** Marks a connection the queue stopped reading: true while stopped, false once read again. */
+const STOPPED = Symbol("stopped");
+
 /**
  * A connection as node:http keeps it. Node marks a connection it stops reading for its own
- * back-pressure `_paused`, and then pauses its parser too; reading a request's body would
- * resume a connection otherwise, and so would its own resumption once answers drain. Deno and Bun
- * have neither field: there pause() and resume() alone do what they can.
+ * back-pressure `_paused`, and then pauses its parser too. It resumes a connection itself as
+ * its answers drain, and as a request's body is read; so a stopped connection's `resume` is
+ * held back until the queue reads it again. Deno and Bun have neither field: there pause()
+ * and resume() alone do what they can.
  */
-type Reading = { pause: () => void; resume: () => void; destroyed: boolean; _paused?: boolean; parser?: { resume?: () => void } | null };
+type Reading = {
+  pause: () => unknown;
+  resume: () => unknown;
+  destroyed: boolean;
+  _paused?: boolean;
+  parser?: { resume?: () => void } | null;
+  [STOPPED]?: boolean;
+};
 
-/** Stops reading a connection, as node:http does when its answers pile up unread. */
+/** Stops reading a connection, as node:http does when its answers pile up unread, until readAgain. */
 function stopReading(socket: Reading): void {
-  if (socket._paused === true) return;
+  if (socket[STOPPED] === true) return;
+  if (socket[STOPPED] === undefined) {
+    const resume = socket.resume;
+    socket.resume = () => (socket[STOPPED] === true ? socket : resume.call(socket));
+  }
+  socket[STOPPED] = true;
   socket._paused = true;
   socket.pause();
 }
 
 /** Reads a connection again, its parser too, which node:http paused with it. */
 function readAgain(socket: Reading): void {
+  socket[STOPPED] = false;
   socket._paused = false;
   socket.parser?.resume?.();
   if (!socket.destroyed) socket.resume();

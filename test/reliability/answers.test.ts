@@ -15,13 +15,13 @@ for (const durable of [false, true]) {
   const where = durable ? "in DATA_DIR" : "in memory";
   test(`a post grown by PATCHes until refused, asked for by 12 clients that never read, ${where}: under 512 MiB, and their connections cut`, { skip, timeout: 120_000 }, async () => {
     const { statuses, size, peak, cut, slowest } = await grownRecordAttack(durable);
-    console.log(`# ${where}: grown to ${size} bytes (${statuses.join(" ")}); peak RSS ${Math.round(peak / MiB)} MiB; cut after ${Math.round(cut)} ms; /healthz at most ${Math.round(slowest)} ms`);
+    console.log(`# ${where}: grown to ${size} bytes (${statuses.join(" ")}); peak RSS ${Math.round(peak / MiB)} MiB; ${cut} of 12 connections cut; /healthz at most ${Math.round(slowest)} ms`);
     // Five members of 200 KB fit in a record of at most BODY_LIMIT (1 MiB); the sixth is refused.
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 413]);
     assert.ok(size <= MiB, `${size} bytes`);
     assert.ok(peak < 512 * MiB, `peak RSS ${Math.round(peak / MiB)} MiB`);
     // The keep-alive time-out closes a connection whose answer its socket took whole; REQUEST_TIMEOUT_MS (30 s) one it did not.
-    assert.ok(cut < 45_000, `${cut} ms`);
+    assert.equal(cut, 12);
     assert.ok(slowest < 1_000, `${slowest} ms`);
   });
 }
