@@ -7,7 +7,7 @@ export const MAX_DEPTH = 64;
 /**
  * The most values (members, elements, and the strings, numbers and literals in them) a body may
  * hold. A value can cost a hundred times its bytes in memory once parsed (`[{},{},…]`), so this,
- * with BODY_LIMIT, bounds what parsing one body can take (docs/decisions.md, "Bounded memory").
+ * with BODY_LIMIT, bounds what parsing one body can take (docs/decisions.md, "Access and limits").
  */
 export const MAX_VALUES = 100_000;
 
@@ -47,7 +47,7 @@ export function parseJsonObject(bytes: Uint8Array): JsonObject {
     const { values, depth } = measureJson(bytes);
     if (values > MAX_VALUES) {
       // A body this full is not parsed. Nested past the limit, it is refused as too deep
-      // whatever its count, as a shallower one would be (docs/decisions.md, "Bounded memory").
+      // whatever its count, as a shallower one would be (docs/decisions.md, "Access and limits").
       if (depth > MAX_DEPTH) throw tooDeep("Request body");
       throw new HttpError("BODY_TOO_LARGE", `Request body must not hold more than ${MAX_VALUES} values (members, elements and what they hold)`);
     }

@@ -31,7 +31,7 @@ export type WriteOptions = { headers?: IncomingHttpHeaders; recordLimit?: number
  * Throws 413 RECORD_TOO_LARGE, changing nothing, when a record a replace or patch would make is
  * longer as JSON than `limit` bytes. A create needs no such check: its record is its body, which
  * the body limit bounds, and the few members the server adds. Without it, writes could grow one
- * record without end, and every answer that sends it with it (docs/decisions.md, "Bounded memory").
+ * record without end, and every answer that sends it with it (docs/decisions.md, "Access and limits").
  */
 function checkRecordSize(resource: Resource, record: StoredRecord, limit: number | undefined): void {
   if (limit === undefined) return;

@@ -1,11 +1,12 @@
 // Pipelined requests answered in order: a request that arrives behind one answered later waits for it (RFC 9112, section 9.3.2).
 import type { IncomingMessage } from "node:http";
+import { setImmediate } from "node:timers";
 
 /**
  * The most requests that wait behind an answer that comes later on one connection before the
  * server stops reading that connection. Past it a client's pipelined requests stay in its own
  * socket (TCP's flow control), as Node's own back-pressure leaves them while answers pile up
- * unread; reading goes on once half of them are served (docs/decisions.md, "Bounded memory").
+ * unread; reading goes on once half of them are served (docs/decisions.md, "Access and limits").
  */
 export const PIPELINE_LIMIT = 32;
 
@@ -48,14 +49,24 @@ function readAgain(socket: Reading): void {
   if (!socket.destroyed) socket.resume();
 }
 
+/**
+ * How many requests a connection that has had an answer come later may have served in a row
+ * before its reading yields a turn of the event loop. A parser hands over every request of what
+ * it read at once, and libuv reads a connection up to 32 times a turn: a client that pipelined
+ * megabytes behind a delayed answer got them all served in one go, holding `/healthz` for
+ * seconds (docs/decisions.md, "Access and limits").
+ */
+export const BURST = 256;
+
 /** What the queue needs of a request: its connection. */
 type Queued = { request: IncomingMessage };
 
 /**
  * A connection as the queue sees it: whether a request on it is being answered later, the
- * requests waiting behind that one from `head` on, and whether its reading is paused.
+ * requests waiting behind that one from `head` on, whether its reading is paused for them, how
+ * many it has served since it last yielded, and whether it is yielding a turn now.
  */
-type Line<E> = { busy: boolean; waiting: E[]; head: number; paused: boolean };
+type Line<E> = { busy: boolean; waiting: E[]; head: number; paused: boolean; served: number; yielding: boolean };
 
 /**
  * The in-order queue of one listener over `handle`, which answers a request and says whether
@@ -72,6 +83,8 @@ export function inOrder<E extends Queued>(handle: (exchange: E) => boolean): { s
   function serve(exchange: E): void {
     const connection = exchange.request.socket;
     const line = lines.get(connection);
+    // Fast path: a connection that never had an answer come later has no line, and counts nothing.
+    if (line !== undefined && ++line.served >= BURST) yieldTurn(line, connection as Reading);
     if (line?.busy) {
       line.waiting.push(exchange);
       // The parser has handed over what it had read; no more is read until the line is shorter.
@@ -80,7 +93,7 @@ export function inOrder<E extends Queued>(handle: (exchange: E) => boolean): { s
         stopReading(connection as Reading);
       }
     } else if (handle(exchange)) {
-      if (line === undefined) lines.set(connection, { busy: true, waiting: [], head: 0, paused: false });
+      if (line === undefined) lines.set(connection, { busy: true, waiting: [], head: 0, paused: false, served: 0, yielding: false });
       else line.busy = true;
     }
   }
@@ -112,8 +125,20 @@ export function inOrder<E extends Queued>(handle: (exchange: E) => boolean): { s
   function resumeIfShort(line: Line<E>, connection: Reading): void {
     if (line.paused && line.waiting.length - line.head <= PIPELINE_LIMIT / 2) {
       line.paused = false;
-      readAgain(connection);
+      if (!line.yielding) readAgain(connection);
     }
+  }
+
+  /** Stops reading a connection until the next turn of the event loop, so that others are served first. */
+  function yieldTurn(line: Line<E>, connection: Reading): void {
+    line.served = 0;
+    if (line.yielding || typeof connection.pause !== "function") return;
+    line.yielding = true;
+    stopReading(connection);
+    setImmediate(() => {
+      line.yielding = false;
+      if (!line.paused) readAgain(connection);
+    });
   }
 
   return { serve, proceed };

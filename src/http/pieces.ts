@@ -9,7 +9,7 @@ export const DEFAULT_STALL_TIMEOUT = 30_000;
 
 /**
  * How many long answers may be written at once on one server. Each holds a piece in its socket
- * and what it lists; one past this gets `503 SERVER_BUSY` (docs/decisions.md, "Bounded memory").
+ * and what it lists; one past this gets `503 SERVER_BUSY` (docs/decisions.md, "Access and limits").
  */
 export const LONG_ANSWERS = 512;
 
@@ -54,7 +54,7 @@ type Answer = Task & { finished: boolean; fail: () => void };
  * A list's JSON text has an exact Content-Length, so its length is known before its first byte:
  * the records are serialised once to count their bytes, and once more as they are written.
  * Answers listing the same array at once (the store gives the same one until the next write)
- * share the counting, so each of them serialises its list once (docs/decisions.md, "Bounded time").
+ * share the counting, so each of them serialises its list once (docs/decisions.md, "Access and limits").
  * At most `answers` are written at once, and their texts hold at most `textChars` characters.
  */
 export function createPacer({ answers: most = LONG_ANSWERS, textChars: mostChars = LONG_TEXT_CHARS } = {}): Pacer {

@@ -2,7 +2,7 @@
 
 /**
  * The most characters of JSON text a list answer is made of in one step: a list whose text is
- * longer is written in pieces of about this size (docs/decisions.md, "Bounded time").
+ * longer is written in pieces of about this size (docs/decisions.md, "Access and limits").
  */
 export const PIECE_CHARS = 64 * 1024;
 

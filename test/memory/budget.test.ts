@@ -29,7 +29,7 @@ test("recordCost counts a record's bookkeeping and each value, its members' name
 });
 
 test("recordCost is an upper bound of what V8 holds for each of the worst shapes a body can have", () => {
-  // The heap taken by each shape, measured (docs/decisions.md, "Bounded memory"): bytes per value.
+  // The heap taken by each shape, measured (docs/decisions.md, "Access and limits"): bytes per value.
   const n = 10_000;
   const shapes: Array<[string, object, number]> = [
     ["empty objects", { z: Array.from({ length: n }, () => ({})) }, 28 + 8],

@@ -2,7 +2,7 @@
 
 /**
  * The default most the records may cost, in bytes as recordCost counts them: 64 MiB, which keeps
- * the whole process under 512 MiB of resident memory with every shape tried (docs/decisions.md, "Bounded memory").
+ * the whole process under 512 MiB of resident memory with every shape tried (docs/decisions.md, "Access and limits").
  */
 export const DEFAULT_STORE_LIMIT = 64 * 1024 * 1024;
 
