@@ -4,6 +4,7 @@ import { test } from "node:test";
 import { defineData } from "../../src/api/dataset.ts";
 import { StoreError } from "../../src/store/errors.ts";
 import { readList } from "../../src/api/lists.ts";
+import { selectPage } from "../../src/store/query.ts";
 import { DEFAULT_STORE_LIMIT, formatBytes, recordCost } from "../../src/store/memory/budget.ts";
 import { createHolds } from "../../src/store/memory/holds.ts";
 import { createMemoryStore, StoreLimitError } from "../../src/store/memory/store.ts";
@@ -196,4 +197,30 @@ test("a list answered 304 or 412 lets go of its records at once", async () => {
   await assert.rejects(async () => list.handler({ params: {}, query, body: {}, headers: { "if-match": '"other"' } }), { code: "PRECONDITION_FAILED" });
   for (const id of ids) await deleteRecord(resources.posts, posts, id);
   assert.equal((await createRecord(resources.posts, posts, body)).record.title, "t");
+});
+
+test("list indexes count in the budget: a write that fits the records is never refused for one, and a full store answers sorts and filters by a scan", async () => {
+  const body = { title: "t", body: "b".repeat(200) };
+  // How many posts a store of this limit holds when no list has asked for an index.
+  const plain = limited(200_000);
+  const fits = (await fill(plain.resources, plain.store.collection("posts"), body)).length;
+  const { resources, store } = limited(200_000);
+  const posts = store.collection("posts");
+  for (let i = 0; i < fits / 2; i++) await createRecord(resources.posts, posts, { ...body, title: `t${i % 7}` });
+  const asked = ["sort=title", "sort=-createdAt", "title=t3", "id=5", "sort=body&title=t1"].map((query) => readList(new URLSearchParams(query)));
+  for (const list of asked) await posts.list(list);
+  const { records, indexes } = store.costs();
+  assert.ok(indexes > 0, "the lists made indexes, counted in the budget");
+  assert.ok(records + indexes <= 200_000);
+  // The indexes use the room the records leave; the records still get every byte of it.
+  assert.equal((await fill(resources, posts, body)).length + Math.ceil(fits / 2), fits);
+  assert.ok(store.costs().records + store.costs().indexes <= 200_000);
+  // Full: the same lists are answered exactly, by a scan, and keep nothing past the limit.
+  const held = (await posts.list(ALL))!.items;
+  for (const list of asked) {
+    const answer = (await posts.list(list))!;
+    assert.deepEqual(answer.items, selectPage(held, list).items);
+    answer.release?.();
+  }
+  assert.ok(store.costs().records + store.costs().indexes <= 200_000);
 });

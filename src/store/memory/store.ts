@@ -11,6 +11,7 @@ import type { StoredRecord } from "../records.ts";
 import { formatBytes, recordCost } from "./budget.ts";
 import { createHolds, type Holds } from "./holds.ts";
 import { ChildIndex, Collection, takePage } from "./collection.ts";
+import type { Room } from "./list-indexes.ts";
 import { createKeeping, type Keeping } from "./keeping.ts";
 
 /** Options of createMemoryStore. */
@@ -50,6 +51,8 @@ export type MemoryStore = Store & {
   nextId: (name: CollectionName) => RecordId;
   /** Stops serving: what `keep` made durable may now lag behind memory, so every request for data gets 503. */
   fail: () => void;
+  /** What the budget counts now, in bytes: the records (those answers still hold among them) and the list indexes kept. */
+  costs: () => { records: number; indexes: number };
 };
 
 /** One collection and its links: the index of its records by parent, and its children's parts. */
@@ -74,14 +77,27 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
   const { starting, restored, keep, limit = Infinity } = options;
   if (!(limit > 0)) throw new TypeError("The store's limit must be a positive number of bytes");
   const epoch = restored?.epoch ?? newEpoch();
-  // What the records held cost; every write keeps it exact (budget.ts).
-  const budget = { used: 0 };
+  // What the records held cost, and what the list indexes kept beside them hold; every write
+  // keeps both exact (budget.ts, list-indexes.ts).
+  const budget = { used: 0, kept: 0 };
+  // The indexes take what the records leave: one that does not fit is not kept, and its list is
+  // answered by a scan (docs/decisions.md, "Access and limits").
+  const room: Room = {
+    take: (bytes) => {
+      if (budget.used + budget.kept + bytes > limit) return false;
+      budget.kept += bytes;
+      return true;
+    },
+    give: (bytes) => {
+      budget.kept -= bytes;
+    },
+  };
   const parts = new Map<CollectionName, Part>();
   // The resources come parents first, and so do their parts.
   for (const resource of Object.values(resources)) {
     const { name } = resource;
     const state = restored?.collections.get(name);
-    const records = state === undefined ? new Collection(resource.ids, [], { epoch }) : Collection.restore(resource.ids, state, epoch);
+    const records = state === undefined ? new Collection(resource.ids, [], { epoch, room }) : Collection.restore(resource.ids, state, epoch, room);
     const parent = resource.parent === undefined ? undefined : parts.get(resource.parent.resource.name);
     const part: Part = { resource, records, index: parent && new ChildIndex(), parent, children: [], holds: createHolds(budget) };
     parent?.children.push(part);
@@ -102,14 +118,21 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
   /**
    * Refuses a write that would take the records past the limit; a write that frees room, or
    * adds none, always passes (a replace adds its whole record while a list of its collection
-   * being written still holds the one it replaces).
+   * being written still holds the one it replaces). The list indexes never refuse a write: one
+   * that fits the records' limit but not beside them lets go of them, a collection's at a time.
    */
   const afford = (added: number): void => {
-    if (added > 0 && budget.used + added > limit) {
-      throw new StoreError(
-        "STORE_FULL",
-        `The store is full: this write would take the records past STORE_LIMIT (${formatBytes(limit)}); delete records to make room`,
-      );
+    if (added > 0 && budget.used + budget.kept + added > limit) {
+      if (budget.used + added > limit) {
+        throw new StoreError(
+          "STORE_FULL",
+          `The store is full: this write would take the records past STORE_LIMIT (${formatBytes(limit)}); delete records to make room`,
+        );
+      }
+      for (const part of parts.values()) {
+        if (budget.used + budget.kept + added <= limit) break;
+        part.records.dropIndexes();
+      }
     }
     budget.used += added;
   };
@@ -237,6 +260,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     close: keeping.settled,
     capture,
     nextId: (name) => parts.get(name)!.records.nextId(),
+    costs: () => ({ records: budget.used, indexes: budget.kept }),
   };
 }
 
