@@ -63,7 +63,7 @@ type Part = {
   index: ChildIndex | undefined;
   parent: Part | undefined;
   children: Part[];
-  /** The lists of this collection being written, which keep what its deleted records cost counted (holds.ts). */
+  /** The lists of this collection being written, which keep what the deleted records they list cost counted (holds.ts). */
   holds: Holds;
 };
 
@@ -142,8 +142,11 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
 
   // A list without its text made may be written in pieces, holding its records until the
   // last piece is out (http/pieces.ts): what they cost stays counted until it calls release.
-  const held = (holds: Holds, view: ListView | undefined): ListView | undefined => {
-    if (view !== undefined && view.text === undefined && view.items.length > 1) view.release = holds.hold();
+  // It holds them at the collection's revision, all of them when it lists as many as are held.
+  const held = ({ holds, records }: Part, view: ListView | undefined): ListView | undefined => {
+    if (view !== undefined && view.text === undefined && view.items.length > 1) {
+      view.release = holds.hold(view.items, records.revision, view.items.length === records.size);
+    }
     return view;
   };
 
@@ -167,7 +170,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     };
     collections.set(name, {
       read: (id) => readRecord(records, keeping, id),
-      list: (list, parentId) => keeping.after(held(part.holds, listOf(part, list, parentId))),
+      list: (list, parentId) => keeping.after(held(part, listOf(part, list, parentId))),
       // Only `decide` may refuse; what follows it applies the change and cannot.
       create: ({ parentId, chosenId, decide }) => {
         keeping.check();
@@ -193,11 +196,12 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
           record = decide(current(id));
           before = records.get(id)!;
           const taken = recordCost(before);
+          const version = records.version(id)!;
           // A list being written may still hold the record replaced: its cost goes once the list is out.
-          if (!part.holds.holding()) afford(recordCost(record) - taken);
+          if (!part.holds.holding() || !part.holds.lists(before, version)) afford(recordCost(record) - taken);
           else {
             afford(recordCost(record));
-            part.holds.free(taken);
+            part.holds.free(before, version, taken);
           }
         } catch (error) {
           return keeping.refuseAfter(error);
@@ -298,7 +302,8 @@ function listOf(part: Part, list: ListQuery, parentId: RecordId | undefined): Li
 
 /** Deletes a record and, depth first, every record below it; notes each delete's effect when asked. */
 function removeTree(part: Part, id: RecordId, effects: Effect[] | undefined): void {
-  part.holds.free(recordCost(part.records.get(id)!));
+  const record = part.records.get(id)!;
+  part.holds.free(record, part.records.version(id)!, recordCost(record));
   part.records.delete(id);
   effects?.push({ delete: part.resource.name, id, version: part.records.revision });
   for (const child of part.children) {
@@ -311,7 +316,9 @@ function removeTree(part: Part, id: RecordId, effects: Effect[] | undefined): vo
  * counts what they cost; notes the effects (a clear, then a put per record) when asked.
  */
 function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { used: number }, effects?: Effect[]): Effect[] | undefined {
-  for (const part of parts.values()) for (const record of part.records.page(0, Infinity)) part.holds.free(recordCost(record));
+  for (const { holds, records: held } of parts.values()) {
+    for (const record of held.page(0, Infinity)) holds.free(record, held.version(record.id)!, recordCost(record));
+  }
   for (const [name, part] of parts) {
     part.records.clear();
     part.index?.clear();
