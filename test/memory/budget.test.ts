@@ -4,6 +4,7 @@ import { test } from "node:test";
 import { defineData } from "../../src/api/dataset.ts";
 import { StoreError } from "../../src/store/errors.ts";
 import { readList } from "../../src/api/lists.ts";
+import { selectPage } from "../../src/store/query.ts";
 import { DEFAULT_STORE_LIMIT, formatBytes, recordCost } from "../../src/store/memory/budget.ts";
 import { createHolds } from "../../src/store/memory/holds.ts";
 import { createMemoryStore, StoreLimitError } from "../../src/store/memory/store.ts";
@@ -135,32 +136,47 @@ async function fill(resources: ReturnType<typeof limited>["resources"], posts: C
   }
 }
 
-test("a cost freed while lists hold records is taken off once every list open then is released", () => {
+test("a cost freed while lists hold records is taken off once the last list open that lists the record is released", () => {
   const budget = { used: 100 };
   const holds = createHolds(budget);
-  holds.free(10);
+  const [r1, r2, r3, r4, r5] = [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }, { id: 5 }];
+  holds.free(r1, 1, 10);
   assert.equal(budget.used, 90, "with no list open, a free is at once");
-  const a = holds.hold();
-  holds.free(20);
-  const b = holds.hold();
-  holds.free(30);
+  // Every record held at revision 5, and two answers that write that same array.
+  const all = [r1, r2, r5];
+  const a = holds.hold(all, 5, true);
+  const a2 = holds.hold(all, 5, true);
+  holds.free(r2, 3, 20);
+  assert.equal(budget.used, 90, "written before the list was read: it lists it");
+  holds.free(r3, 6, 7);
+  assert.equal(budget.used, 83, "written after the list was read: another record, freed at once");
+  // A page: only what it has is held.
+  const page = holds.hold([r4, r1], 8, false);
+  assert.equal(holds.lists(r5, 2), true, "the whole list has it");
+  holds.free(r5, 2, 4);
+  holds.free(r4, 7, 30);
+  assert.equal(holds.lists(r4, 7), true);
+  assert.equal(holds.lists(r3, 9), false);
+  assert.equal(budget.used, 83);
+  page();
+  assert.equal(budget.used, 53, "the page was the only list of the fourth record");
+  page();
+  assert.equal(budget.used, 53, "a release counts once");
+  a();
+  a();
+  assert.equal(budget.used, 53, "the second answer still writes the whole list");
   assert.equal(holds.holding(), true);
-  assert.equal(budget.used, 90);
-  b();
-  assert.equal(budget.used, 90, "the second free waits for the first list too");
-  a();
-  assert.equal(budget.used, 40);
-  a();
-  assert.equal(budget.used, 40, "a release counts once");
-  const c = holds.hold();
-  holds.free(5);
-  const d = holds.hold();
-  c();
-  assert.equal(budget.used, 35, "freed before the newer list was taken: only the older held it");
-  holds.free(5);
-  d();
-  assert.equal(budget.used, 30);
+  a2();
+  assert.equal(budget.used, 29);
   assert.equal(holds.holding(), false);
+  // A record two lists hold goes back when the last of them is released, whichever it is.
+  const first = holds.hold([r1, r2], 10, true);
+  const second = holds.hold([r2, r1], 11, false);
+  holds.free(r1, 9, 9);
+  first();
+  assert.equal(budget.used, 29);
+  second();
+  assert.equal(budget.used, 20);
 });
 
 test("records deleted while a list that holds them is not yet written keep their cost until it is", async () => {
@@ -196,4 +212,70 @@ test("a list answered 304 or 412 lets go of its records at once", async () => {
   await assert.rejects(async () => list.handler({ params: {}, query, body: {}, headers: { "if-match": '"other"' } }), { code: "PRECONDITION_FAILED" });
   for (const id of ids) await deleteRecord(resources.posts, posts, id);
   assert.equal((await createRecord(resources.posts, posts, body)).record.title, "t");
+});
+
+test("list indexes count in the budget: a write that fits the records is never refused for one, and a full store answers sorts and filters by a scan", async () => {
+  const body = { title: "t", body: "b".repeat(200) };
+  // How many posts a store of this limit holds when no list has asked for an index.
+  const plain = limited(200_000);
+  const fits = (await fill(plain.resources, plain.store.collection("posts"), body)).length;
+  const { resources, store } = limited(200_000);
+  const posts = store.collection("posts");
+  for (let i = 0; i < fits / 2; i++) await createRecord(resources.posts, posts, { ...body, title: `t${i % 7}` });
+  const asked = ["sort=title", "sort=-createdAt", "title=t3", "id=5", "sort=body&title=t1"].map((query) => readList(new URLSearchParams(query)));
+  for (const list of asked) await posts.list(list);
+  const { records, indexes } = store.costs();
+  assert.ok(indexes > 0, "the lists made indexes, counted in the budget");
+  assert.ok(records + indexes <= 200_000);
+  // The indexes use the room the records leave; the records still get every byte of it.
+  assert.equal((await fill(resources, posts, body)).length + Math.ceil(fits / 2), fits);
+  assert.ok(store.costs().records + store.costs().indexes <= 200_000);
+  // Full: the same lists are answered exactly, by a scan, and keep nothing past the limit.
+  const held = (await posts.list(ALL))!.items;
+  for (const list of asked) {
+    const answer = (await posts.list(list))!;
+    assert.deepEqual(answer.items, selectPage(held, list).items);
+    answer.release?.();
+  }
+  assert.ok(store.costs().records + store.costs().indexes <= 200_000);
+});
+
+test("a list being written keeps counted only the records it lists: one written after it was read, or not in it, gives back its room at once", async () => {
+  const { resources, store } = limited(700_000);
+  const posts = store.collection("posts");
+  const post = (title: string) => createRecord(resources.posts, posts, { title, body: "b".repeat(7000) });
+  const full = (title: string) => assert.rejects(async () => post(title), { code: "STORE_FULL" });
+  const ids = new Map<string, RecordId[]>([["x", []], ["y", []]]);
+  for (let i = 0; ; i++) {
+    const title = i % 2 === 0 ? "x" : "y";
+    try {
+      ids.get(title)!.push((await post(title)).record.id);
+    } catch (error) {
+      assert.equal((error as StoreError).code, "STORE_FULL");
+      break;
+    }
+  }
+  assert.ok(ids.get("x")!.length >= 10, "a list of the x posts is long enough to be written in pieces");
+  await deleteRecord(resources.posts, posts, ids.get("y")!.pop()!);
+  // A reader of the whole list that never finishes: posts made and deleted after it was read
+  // are other records, and their room comes back each time.
+  const whole = (await posts.list(ALL))!;
+  assert.equal(typeof whole.release, "function");
+  for (let i = 0; i < 20; i++) await deleteRecord(resources.posts, posts, (await post("z")).record.id);
+  ids.get("y")!.push((await post("y")).record.id);
+  // A post it lists keeps its room counted until the list is out.
+  await deleteRecord(resources.posts, posts, ids.get("y")!.shift()!);
+  await full("y");
+  whole.release!();
+  ids.get("y")!.push((await post("y")).record.id);
+  // A filtered list holds its own records only.
+  const filtered = (await posts.list(readList(new URLSearchParams("title=x"))))!;
+  assert.equal(filtered.items.length, ids.get("x")!.length);
+  assert.equal(typeof filtered.release, "function");
+  await deleteRecord(resources.posts, posts, ids.get("y")!.shift()!);
+  ids.get("y")!.push((await post("y")).record.id);
+  await deleteRecord(resources.posts, posts, ids.get("x")!.shift()!);
+  await full("x");
+  filtered.release!();
+  assert.equal((await post("x")).record.title, "x");
 });

@@ -7,7 +7,7 @@ import { randomId } from "../ids.ts";
 import { PIECE_CHARS, shortListText } from "../list-text.ts";
 import { Versions } from "./versions.ts";
 import { CreationOrder } from "./order.ts";
-import { ListIndexes, type Selected } from "./list-indexes.ts";
+import { ListIndexes, type Room, type Selected } from "./list-indexes.ts";
 import { isPlain, type ListQuery, selectPage } from "../query.ts";
 
 export type { IdPolicy, ReadView, StoredRecord };
@@ -30,6 +30,8 @@ export type CollectionOptions = {
    * random one by default.
    */
   epoch?: string;
+  /** The room its list indexes may take from the store's budget (list-indexes.ts); unbounded by default. */
+  room?: Room;
 };
 
 /**
@@ -53,7 +55,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   // The ids by rank, so that a page at an offset costs the page, not the offset (order.ts).
   readonly #order = new CreationOrder();
   // Equality filters and sorts kept up to date, so that they cost the page too (list-indexes.ts).
-  readonly #indexes = new ListIndexes<R>((id) => this.#order.slotOf(id));
+  readonly #indexes: ListIndexes<R>;
   readonly #policy: IdPolicy;
   readonly #epoch: string;
   #highestId = 0;
@@ -76,6 +78,7 @@ export class Collection<R extends StoredRecord = StoredRecord> {
   constructor(policy: IdPolicy, seed: readonly R[] = [], options: CollectionOptions = {}) {
     this.#policy = policy;
     this.#epoch = options.epoch ?? newEpoch();
+    this.#indexes = new ListIndexes<R>((id) => this.#order.slotOf(id), options.room);
     for (const record of seed) this.insert(record);
   }
 
@@ -83,8 +86,8 @@ export class Collection<R extends StoredRecord = StoredRecord> {
    * A collection holding a state a journal restored: its records with their versions, its
    * revision and its highest id, so that ids and ETags go on exactly where they were.
    */
-  static restore<R extends StoredRecord>(policy: IdPolicy, state: CollectionState, epoch: string): Collection<R> {
-    const collection = new Collection<R>(policy, [], { epoch });
+  static restore<R extends StoredRecord>(policy: IdPolicy, state: CollectionState, epoch: string, room?: Room): Collection<R> {
+    const collection = new Collection<R>(policy, [], { epoch, room });
     // The highest id is never below a held one: has() relies on it.
     let highestId = state.highestId;
     for (const { record, version } of state.records.values()) {
@@ -279,6 +282,16 @@ export class Collection<R extends StoredRecord = StoredRecord> {
     this.#reads.clear();
     this.#highestId = 0;
     this.#revision++;
+  }
+
+  /** Lets go of every list index, giving back the room they took: lists are answered by scans until they are made again. */
+  dropIndexes(): void {
+    this.#indexes.cleared();
+  }
+
+  /** What the list indexes kept now hold, in bytes, as taken from the room. */
+  get indexCost(): number {
+    return this.#indexes.cost;
   }
 
   /**

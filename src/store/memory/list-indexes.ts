@@ -21,19 +21,52 @@ export const SMALL_SORT_VALUE = 256;
 export type Selected<R> = { items: R[]; total: number };
 
 /**
+ * The room the store's budget leaves for what its indexes keep (store.ts): `take` counts bytes
+ * if they fit under the limit with the records, and says whether they did; `give` hands bytes back.
+ */
+export type Room = { take: (bytes: number) => boolean; give: (bytes: number) => void };
+
+/** Room without bound: a collection made alone, outside a store with a limit. */
+const UNBOUNDED: Room = { take: () => true, give: () => undefined };
+
+// What a kept index holds, in bytes, counted in the store's budget (docs/decisions.md, "Access
+// and limits"). Each is an upper bound of the heap measured for it at 100,000 records: an id or
+// a record in an index's array, a slot with room to grow (8 to 14 bytes measured); each text an
+// equality index maps, its Map entry and its array of ids (92 bytes with one id, 115 with two),
+// and the text itself where the index made it (a number's JSON text: 117 in all). A text costs
+// the same whatever made it (`1` and `"1"` share one), so that what its first id took its last gives back.
+const SLOT = 16;
+const TEXT = 152;
+
+/** How many records an index being made takes in before it asks the budget for the room they took. */
+const MAKING_STEP = 1024;
+
+/** An equality index: each filter text with the ids that have it, in creation order, and what it holds in bytes. */
+type FilterIndex = { texts: Map<string, RecordId[]>; cost: number };
+
+/** A kept sort: every record in its order; it holds SLOT bytes a record. */
+type SortOrder<R> = { keys: readonly SortKey[]; records: R[] };
+
+/**
  * The indexes of one collection, made the first time a list asks for them (docs/decisions.md,
  * "Lists cost the page"). An equality index maps a member's filter text to the ids that have
  * it, in creation order; a sort keeps every record in its order. Every write keeps both up to
  * date, at O(log n) comparisons and a move of the array's tail. `slotOf` gives an id's place in
  * creation order, which only ever grows with creation.
+ *
+ * What they hold is taken from `room`, the store's budget. An index the room cannot hold is not
+ * kept, and its list is answered by a scan, as when more are asked for than are kept; one that a
+ * write would grow past the room is let go of (docs/decisions.md, "Access and limits").
  */
 export class ListIndexes<R extends StoredRecord> {
-  readonly #filters = new Map<string, Map<string, RecordId[]>>();
-  readonly #sorts = new Map<string, { keys: readonly SortKey[]; records: R[] }>();
+  readonly #filters = new Map<string, FilterIndex>();
+  readonly #sorts = new Map<string, SortOrder<R>>();
   readonly #slotOf: (id: RecordId) => number;
+  readonly #room: Room;
 
-  constructor(slotOf: (id: RecordId) => number) {
+  constructor(slotOf: (id: RecordId) => number, room: Room = UNBOUNDED) {
     this.#slotOf = slotOf;
+    this.#room = room;
   }
 
   /**
@@ -81,9 +114,22 @@ export class ListIndexes<R extends StoredRecord> {
     return { items: sorted.slice(offset, offset + limit), total: matches.length };
   }
 
-  /** How many sort orders are kept now: what the bound on them and on their values leaves. */
+  /** How many sort orders are kept now: what the bound on them, on their values and the room leave. */
   get sortsKept(): number {
     return this.#sorts.size;
+  }
+
+  /** How many equality indexes are kept now. */
+  get filtersKept(): number {
+    return this.#filters.size;
+  }
+
+  /** What the kept indexes hold, in bytes, as taken from the room. */
+  get cost(): number {
+    let cost = 0;
+    for (const index of this.#filters.values()) cost += index.cost;
+    for (const order of this.#sorts.values()) cost += SLOT * order.records.length;
+    return cost;
   }
 
   /** A record just created, the newest in creation order. */
@@ -94,13 +140,15 @@ export class ListIndexes<R extends StoredRecord> {
     for (const [member, index] of this.#filters) {
       const text = textOf(record, member);
       if (text === undefined) continue;
-      const ids = index.get(text);
-      if (ids === undefined) index.set(text, [record.id]);
+      const ids = index.texts.get(text);
+      const cost = ids === undefined ? SLOT + TEXT : SLOT;
+      if (!this.#grow(index, cost)) this.#dropFilter(member, index);
+      else if (ids === undefined) index.texts.set(text, [record.id]);
       else ids.push(record.id);
     }
     for (const [name, order] of this.#sorts) {
-      if (isSmall(record, order.keys)) this.#place(order, record);
-      else this.#sorts.delete(name);
+      if (isSmall(record, order.keys) && this.#room.take(SLOT)) this.#place(order, record);
+      else this.#dropSort(name, order);
     }
   }
 
@@ -112,12 +160,13 @@ export class ListIndexes<R extends StoredRecord> {
       const now = textOf(after, member);
       if (was === now) continue;
       if (was !== undefined) this.#drop(index, was, before.id);
-      if (now !== undefined) this.#insert(index, now, after.id);
+      if (now !== undefined && !this.#insert(index, now, after.id)) this.#dropFilter(member, index);
     }
     for (const [name, order] of this.#sorts) {
+      // The record keeps its slot: the order holds no more than before.
       this.#take(order, before);
       if (isSmall(after, order.keys)) this.#place(order, after);
-      else this.#sorts.delete(name);
+      else this.#dropSort(name, order, SLOT);
     }
   }
 
@@ -128,28 +177,69 @@ export class ListIndexes<R extends StoredRecord> {
       const text = textOf(record, member);
       if (text !== undefined) this.#drop(index, text, record.id);
     }
-    for (const order of this.#sorts.values()) this.#take(order, record);
+    for (const order of this.#sorts.values()) {
+      this.#take(order, record);
+      this.#room.give(SLOT);
+    }
   }
 
-  /** Every record gone: the indexes are made again when next asked for. */
+  /** Every index let go of, as when every record is gone: each is made again when next asked for, if the room holds it. */
   cleared(): void {
+    this.#room.give(this.cost);
     this.#filters.clear();
     this.#sorts.clear();
   }
 
   #index(member: string, all: () => R[]): Map<string, RecordId[]> | undefined {
     const kept = this.#filters.get(member);
-    if (kept !== undefined || this.#filters.size >= MAX_FILTER_INDEXES) return kept;
-    const index = new Map<string, RecordId[]>();
-    for (const record of all()) {
+    if (kept !== undefined || this.#filters.size >= MAX_FILTER_INDEXES) return kept?.texts;
+    // Made a step at a time, each step's bytes taken before the next: an index the room cannot
+    // hold is given up having held at most a step past it, and its list is answered by a scan.
+    const index: FilterIndex = { texts: new Map(), cost: 0 };
+    const records = all();
+    let counted = 0;
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
       const text = textOf(record, member);
-      if (text === undefined) continue;
-      const ids = index.get(text);
-      if (ids === undefined) index.set(text, [record.id]);
-      else ids.push(record.id);
+      if (text !== undefined) {
+        const ids = index.texts.get(text);
+        if (ids === undefined) {
+          index.texts.set(text, [record.id]);
+          index.cost += SLOT + TEXT;
+        } else {
+          ids.push(record.id);
+          index.cost += SLOT;
+        }
+      }
+      if ((i + 1) % MAKING_STEP === 0 || i === records.length - 1) {
+        if (!this.#room.take(index.cost - counted)) {
+          this.#room.give(counted);
+          return undefined;
+        }
+        counted = index.cost;
+      }
     }
     this.#filters.set(member, index);
-    return index;
+    return index.texts;
+  }
+
+  /** Takes `cost` more bytes for `index` from the room; false, nothing taken, if they do not fit. */
+  #grow(index: FilterIndex, cost: number): boolean {
+    if (!this.#room.take(cost)) return false;
+    index.cost += cost;
+    return true;
+  }
+
+  /** Lets go of an equality index, giving back what it held. */
+  #dropFilter(member: string, index: FilterIndex): void {
+    this.#filters.delete(member);
+    this.#room.give(index.cost);
+  }
+
+  /** Lets go of a kept order, giving back what it held and `taken` more bytes counted for it but not placed. */
+  #dropSort(name: string, order: SortOrder<R>, taken = 0): void {
+    this.#sorts.delete(name);
+    this.#room.give(SLOT * order.records.length + taken);
   }
 
   /**
@@ -186,6 +276,9 @@ export class ListIndexes<R extends StoredRecord> {
     if (this.#sorts.size >= MAX_SORT_ORDERS) return undefined;
     const records = all();
     if (!records.every((record) => isSmall(record, keys))) return undefined;
+    // Only the order kept is taken from the room: the rows a sort makes while it runs are made
+    // by the scan that answers without it too, and let go of once it is done.
+    if (!this.#room.take(SLOT * records.length)) return undefined;
     const order = { keys, records: sortRecords(records, keys) };
     this.#sorts.set(name, order);
     return order.records;
@@ -204,20 +297,30 @@ export class ListIndexes<R extends StoredRecord> {
     return low;
   }
 
-  #insert(index: Map<string, RecordId[]>, text: string, id: RecordId): void {
-    const ids = index.get(text);
-    if (ids === undefined) index.set(text, [id]);
+  /** Puts an id under `text`; false, nothing changed, if the room cannot hold it. */
+  #insert(index: FilterIndex, text: string, id: RecordId): boolean {
+    const ids = index.texts.get(text);
+    if (!this.#grow(index, ids === undefined ? SLOT + TEXT : SLOT)) return false;
+    if (ids === undefined) index.texts.set(text, [id]);
     else ids.splice(this.#position(ids, id), 0, id);
+    return true;
   }
 
-  #drop(index: Map<string, RecordId[]>, text: string, id: RecordId): void {
-    const ids = index.get(text)!;
+  /** Takes an id from under `text`, giving back what it held: exactly what putting it there took. */
+  #drop(index: FilterIndex, text: string, id: RecordId): void {
+    const ids = index.texts.get(text)!;
     ids.splice(this.#position(ids, id), 1);
-    if (ids.length === 0) index.delete(text);
+    let cost = SLOT;
+    if (ids.length === 0) {
+      index.texts.delete(text);
+      cost += TEXT;
+    }
+    index.cost -= cost;
+    this.#room.give(cost);
   }
 
   /** Where a record sits, or would sit, in a kept order: no two records compare equal, ties going by id. */
-  #rank(order: { keys: readonly SortKey[]; records: R[] }, record: R): number {
+  #rank(order: SortOrder<R>, record: R): number {
     const { keys, records } = order;
     const row = sortRow(record, keys);
     let low = 0;
@@ -230,13 +333,13 @@ export class ListIndexes<R extends StoredRecord> {
     return low;
   }
 
-  #place(order: { keys: readonly SortKey[]; records: R[] }, record: R): void {
+  #place(order: SortOrder<R>, record: R): void {
     const rank = this.#rank(order, record);
     if (rank === order.records.length) order.records.push(record);
     else order.records.splice(rank, 0, record);
   }
 
-  #take(order: { keys: readonly SortKey[]; records: R[] }, record: R): void {
+  #take(order: SortOrder<R>, record: R): void {
     order.records.splice(this.#rank(order, record), 1);
   }
 }

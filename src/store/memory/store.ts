@@ -11,6 +11,7 @@ import type { StoredRecord } from "../records.ts";
 import { formatBytes, recordCost } from "./budget.ts";
 import { createHolds, type Holds } from "./holds.ts";
 import { ChildIndex, Collection, takePage } from "./collection.ts";
+import type { Room } from "./list-indexes.ts";
 import { createKeeping, type Keeping } from "./keeping.ts";
 
 /** Options of createMemoryStore. */
@@ -50,6 +51,8 @@ export type MemoryStore = Store & {
   nextId: (name: CollectionName) => RecordId;
   /** Stops serving: what `keep` made durable may now lag behind memory, so every request for data gets 503. */
   fail: () => void;
+  /** What the budget counts now, in bytes: the records (those answers still hold among them) and the list indexes kept. */
+  costs: () => { records: number; indexes: number };
 };
 
 /** One collection and its links: the index of its records by parent, and its children's parts. */
@@ -60,7 +63,7 @@ type Part = {
   index: ChildIndex | undefined;
   parent: Part | undefined;
   children: Part[];
-  /** The lists of this collection being written, which keep what its deleted records cost counted (holds.ts). */
+  /** The lists of this collection being written, which keep what the deleted records they list cost counted (holds.ts). */
   holds: Holds;
 };
 
@@ -74,14 +77,27 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
   const { starting, restored, keep, limit = Infinity } = options;
   if (!(limit > 0)) throw new TypeError("The store's limit must be a positive number of bytes");
   const epoch = restored?.epoch ?? newEpoch();
-  // What the records held cost; every write keeps it exact (budget.ts).
-  const budget = { used: 0 };
+  // What the records held cost, and what the list indexes kept beside them hold; every write
+  // keeps both exact (budget.ts, list-indexes.ts).
+  const budget = { used: 0, kept: 0 };
+  // The indexes take what the records leave: one that does not fit is not kept, and its list is
+  // answered by a scan (docs/decisions.md, "Access and limits").
+  const room: Room = {
+    take: (bytes) => {
+      if (budget.used + budget.kept + bytes > limit) return false;
+      budget.kept += bytes;
+      return true;
+    },
+    give: (bytes) => {
+      budget.kept -= bytes;
+    },
+  };
   const parts = new Map<CollectionName, Part>();
   // The resources come parents first, and so do their parts.
   for (const resource of Object.values(resources)) {
     const { name } = resource;
     const state = restored?.collections.get(name);
-    const records = state === undefined ? new Collection(resource.ids, [], { epoch }) : Collection.restore(resource.ids, state, epoch);
+    const records = state === undefined ? new Collection(resource.ids, [], { epoch, room }) : Collection.restore(resource.ids, state, epoch, room);
     const parent = resource.parent === undefined ? undefined : parts.get(resource.parent.resource.name);
     const part: Part = { resource, records, index: parent && new ChildIndex(), parent, children: [], holds: createHolds(budget) };
     parent?.children.push(part);
@@ -102,14 +118,21 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
   /**
    * Refuses a write that would take the records past the limit; a write that frees room, or
    * adds none, always passes (a replace adds its whole record while a list of its collection
-   * being written still holds the one it replaces).
+   * being written still holds the one it replaces). The list indexes never refuse a write: one
+   * that fits the records' limit but not beside them lets go of them, a collection's at a time.
    */
   const afford = (added: number): void => {
-    if (added > 0 && budget.used + added > limit) {
-      throw new StoreError(
-        "STORE_FULL",
-        `The store is full: this write would take the records past STORE_LIMIT (${formatBytes(limit)}); delete records to make room`,
-      );
+    if (added > 0 && budget.used + budget.kept + added > limit) {
+      if (budget.used + added > limit) {
+        throw new StoreError(
+          "STORE_FULL",
+          `The store is full: this write would take the records past STORE_LIMIT (${formatBytes(limit)}); delete records to make room`,
+        );
+      }
+      for (const part of parts.values()) {
+        if (budget.used + budget.kept + added <= limit) break;
+        part.records.dropIndexes();
+      }
     }
     budget.used += added;
   };
@@ -119,8 +142,11 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
 
   // A list without its text made may be written in pieces, holding its records until the
   // last piece is out (http/pieces.ts): what they cost stays counted until it calls release.
-  const held = (holds: Holds, view: ListView | undefined): ListView | undefined => {
-    if (view !== undefined && view.text === undefined && view.items.length > 1) view.release = holds.hold();
+  // It holds them at the collection's revision, all of them when it lists as many as are held.
+  const held = ({ holds, records }: Part, view: ListView | undefined): ListView | undefined => {
+    if (view !== undefined && view.text === undefined && view.items.length > 1) {
+      view.release = holds.hold(view.items, records.revision, view.items.length === records.size);
+    }
     return view;
   };
 
@@ -144,7 +170,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     };
     collections.set(name, {
       read: (id) => readRecord(records, keeping, id),
-      list: (list, parentId) => keeping.after(held(part.holds, listOf(part, list, parentId))),
+      list: (list, parentId) => keeping.after(held(part, listOf(part, list, parentId))),
       // Only `decide` may refuse; what follows it applies the change and cannot.
       create: ({ parentId, chosenId, decide }) => {
         keeping.check();
@@ -170,11 +196,12 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
           record = decide(current(id));
           before = records.get(id)!;
           const taken = recordCost(before);
+          const version = records.version(id)!;
           // A list being written may still hold the record replaced: its cost goes once the list is out.
-          if (!part.holds.holding()) afford(recordCost(record) - taken);
+          if (!part.holds.holding() || !part.holds.lists(before, version)) afford(recordCost(record) - taken);
           else {
             afford(recordCost(record));
-            part.holds.free(taken);
+            part.holds.free(before, version, taken);
           }
         } catch (error) {
           return keeping.refuseAfter(error);
@@ -237,6 +264,7 @@ export function createMemoryStore(resources: Collections, options: MemoryStoreOp
     close: keeping.settled,
     capture,
     nextId: (name) => parts.get(name)!.records.nextId(),
+    costs: () => ({ records: budget.used, indexes: budget.kept }),
   };
 }
 
@@ -274,7 +302,8 @@ function listOf(part: Part, list: ListQuery, parentId: RecordId | undefined): Li
 
 /** Deletes a record and, depth first, every record below it; notes each delete's effect when asked. */
 function removeTree(part: Part, id: RecordId, effects: Effect[] | undefined): void {
-  part.holds.free(recordCost(part.records.get(id)!));
+  const record = part.records.get(id)!;
+  part.holds.free(record, part.records.version(id)!, recordCost(record));
   part.records.delete(id);
   effects?.push({ delete: part.resource.name, id, version: part.records.revision });
   for (const child of part.children) {
@@ -287,7 +316,9 @@ function removeTree(part: Part, id: RecordId, effects: Effect[] | undefined): vo
  * counts what they cost; notes the effects (a clear, then a put per record) when asked.
  */
 function load(parts: Map<CollectionName, Part>, records: SeedRecords, budget: { used: number }, effects?: Effect[]): Effect[] | undefined {
-  for (const part of parts.values()) for (const record of part.records.page(0, Infinity)) part.holds.free(recordCost(record));
+  for (const { holds, records: held } of parts.values()) {
+    for (const record of held.page(0, Infinity)) holds.free(record, held.version(record.id)!, recordCost(record));
+  }
   for (const [name, part] of parts) {
     part.records.clear();
     part.index?.clear();
