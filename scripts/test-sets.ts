@@ -13,8 +13,12 @@ export const SYSTEM_TESTS: readonly string[] = [
   "test/process/promtool.test.ts",
 ];
 
-/** Tests that take a minute or more of their own: the exhaustion attacks. test:all runs them. */
-export const SLOW_TESTS: readonly string[] = ["test/reliability/exhaustion.test.ts"];
+/** Tests that take a minute or more of their own: the exhaustion attacks, the install lines. test:all runs them. */
+export const SLOW_TESTS: readonly string[] = [
+  "test/reliability/exhaustion.test.ts",
+  // The install lines replayed: a git URL installs the dev dependencies and builds, and git is a program beyond Node.
+  "test/install.test.ts",
+];
 
 /** Every test file the in-process pass runs: test/*.test.ts and test/<folder>/*.test.ts. */
 export function inProcessFiles(): string[] {
