@@ -17,6 +17,8 @@ import { inspect } from "node:util";
  * @returns {AsyncGenerator<string>}
  */
 export default async function* report(source) {
+  // TEST_REPORT=failures: a line only for a file that failed, and the summary.
+  const onlyFailures = process.env.TEST_REPORT === "failures";
   /** @type {Map<string, FileState>} */
   const files = new Map();
   // The runner relays what each file's process reports one file after another, in the order it
@@ -69,6 +71,7 @@ export default async function* report(source) {
     const error = finished.ended?.error;
     const seconds = ((finished.ended?.duration_ms ?? 0) / 1000).toFixed(1);
     const failed = error !== undefined || finished.failures.length > 0;
+    if (!failed && onlyFailures) return;
     yield `${failed ? "✖" : "✔"} ${relative(process.cwd(), file)}  ${finished.tests} tests  ${seconds} s\n`;
     if (!failed) return;
     if (error !== undefined && !onlyChildrenFailed(error)) finished.failures.push(`  ✖ the file itself\n${indent(describe(error), "    ")}`);

@@ -1,20 +1,18 @@
-// `npm test`: the fast loop, with nothing but Node and npm. The in-process tests with coverage, then the
-// black-box suite against the build, copied alone into an empty folder, and through the fetch handler.
-// `npm test -- FILE…` runs just those files, in each pass that runs them, without the coverage thresholds.
-// `npm run test:all` runs the rest.
-import { spawnSync } from "node:child_process";
+// `npm test`: the fast loop, with nothing but Node and npm. The in-process tests with coverage; beside them,
+// the black-box suite against the build, copied alone into an empty folder, and through the fetch handler,
+// whose output waits until the in-process tests have printed theirs. `npm test -- FILE…` runs just those
+// files, in each pass that runs them, without the coverage thresholds. `npm run test:all` runs the rest.
+import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, normalize, relative, resolve } from "node:path";
-import { blackBoxFiles, fast, fetchFiles, inProcessFiles } from "./test-sets.ts";
+import { blackBoxFiles, coveredFiles, fast, fetchFiles, inProcessFiles } from "./test-sets.ts";
 
 const c8 = createRequire(import.meta.url).resolve("c8/bin/c8.js");
-// Files run four at a time: most of a test's time is spent waiting on a server or a child process.
 // The reporter prints a line per file and each failure whole (scripts/test-reporter.mjs).
-const TEST = ["--import", "tsx", "--test", "--test-concurrency=4", "--test-reporter=./scripts/test-reporter.mjs"];
+const TEST = ["--import", "tsx", "--test", "--test-reporter=./scripts/test-reporter.mjs"];
 const started = Date.now();
-const failed: string[] = [];
 const chosen = process.argv.slice(2).map((file) => normalize(relative(process.cwd(), resolve(file))));
 const only = (files: string[]) => (chosen.length === 0 ? files : files.filter((file) => chosen.includes(file)));
 
@@ -24,33 +22,54 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-const inProcess = chosen.length === 0 ? fast(inProcessFiles()) : chosen;
-console.log(`=== In-process tests${chosen.length === 0 ? ", with coverage" : ""} ===`);
-// Node only: Deno and Bun would be downloaded; test:all runs them. The coverage table only if a threshold fails.
-const covered = chosen.length === 0 ? [c8, "--reporter=text-summary", process.execPath] : [];
-if (!run([...covered, ...TEST, ...inProcess], { TEST_RUNTIMES: "node" })) {
-  failed.push("the in-process tests or their coverage");
-  // Which files lack coverage, from the data that run left in coverage/tmp.
-  if (chosen.length === 0) run([c8, "report", "--reporter=text"], {});
-}
-
 // The build, copied alone into an empty folder outside the repository: no node_modules and no src/ beside it.
+const distCopy = mkdtempSync(join(tmpdir(), "rest-dist-"));
+cpSync("dist", join(distCopy, "dist"), { recursive: true });
+
+// Three passes at once on two cores: much of a test's time is spent waiting on a server, a
+// child process or a timer. Each pass's files run a few at a time; the two black-box passes
+// print only their failures and a summary, since the in-process pass has a line for each file.
+const quiet = { TEST_REPORT: "failures" };
+const passes: Array<{ title: string; args: string[]; env: Record<string, string>; what: string }> = [];
+const covered = chosen.length === 0;
+passes.push({
+  title: `In-process tests${covered ? ", with coverage (the table only if a threshold fails)" : ""}`,
+  // Node only: Deno and Bun would be downloaded; test:all runs them.
+  args: [...(covered ? [c8, "--reporter=text-summary", process.execPath] : []), ...TEST, "--test-concurrency=3", ...(covered ? coveredFiles() : chosen)],
+  env: { TEST_RUNTIMES: "node" },
+  what: `the in-process tests${covered ? " or their coverage" : ""}`,
+});
 const againstDist = only(fast(blackBoxFiles()));
 if (againstDist.length > 0) {
-  const distCopy = mkdtempSync(join(tmpdir(), "rest-dist-"));
-  try {
-    cpSync("dist", join(distCopy, "dist"), { recursive: true });
-    console.log("\n=== Black-box suite against the build (dist/) ===");
-    if (!run([...TEST, ...againstDist], { TEST_TARGET: "dist", TEST_DIST_DIR: distCopy })) failed.push("the black-box suite against dist");
-  } finally {
-    rmSync(distCopy, { recursive: true, force: true });
-  }
+  passes.push({
+    title: "Black-box suite against the build (dist/), test/process/ included",
+    args: [...TEST, "--test-concurrency=2", ...againstDist],
+    env: { TEST_TARGET: "dist", TEST_DIST_DIR: distCopy, ...quiet },
+    what: "the black-box suite against dist",
+  });
 }
-
 const throughFetch = only(fast(fetchFiles()));
 if (throughFetch.length > 0) {
-  console.log("\n=== Black-box suite through the fetch handler (createFetchApp behind a thin server) ===");
-  if (!run([...TEST, ...throughFetch], { TEST_TARGET: "fetch" })) failed.push("the black-box suite through the fetch handler");
+  passes.push({
+    title: "Black-box suite through the fetch handler (createFetchApp behind a thin server)",
+    args: [...TEST, "--test-concurrency=1", ...throughFetch],
+    env: { TEST_TARGET: "fetch", ...quiet },
+    what: "the black-box suite through the fetch handler",
+  });
+}
+
+console.log(`=== ${passes[0]!.title} ===`);
+const results = await Promise.all(passes.map((pass, index) => run(pass.args, pass.env, index === 0)));
+rmSync(distCopy, { recursive: true, force: true });
+const failed: string[] = [];
+for (const [index, pass] of passes.entries()) {
+  const { ok, output } = results[index]!;
+  if (index > 0) process.stdout.write(`\n=== ${pass.title} ===\n${output}`);
+  if (!ok) failed.push(pass.what);
+}
+if (covered && !results[0]!.ok) {
+  // Which files lack coverage, from the data the run left in coverage/tmp.
+  await run([c8, "report", "--reporter=text"], {}, true);
 }
 
 const seconds = Math.round((Date.now() - started) / 1000);
@@ -60,8 +79,14 @@ if (failed.length > 0) {
 }
 console.log(`\nnpm test passed in ${seconds} s. \`npm run test:all\` runs the rest: Chromium, PostgreSQL, strace, promtool, Deno, Bun, the package and the contract.`);
 
-function run(args: string[], env: Record<string, string>): boolean {
-  const result = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
-  if (result.error) throw result.error;
-  return result.status === 0;
+/** Runs node with `args`; its output goes straight to this process's, or is kept to be printed later. */
+function run(args: string[], env: Record<string, string>, straight: boolean): Promise<{ ok: boolean; output: string }> {
+  const child = spawn(process.execPath, args, { stdio: ["ignore", straight ? "inherit" : "pipe", straight ? "inherit" : "pipe"], env: { ...process.env, ...env } });
+  let output = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ ok: code === 0, output }));
+  });
 }

@@ -1,8 +1,8 @@
-// npm's `prepare`: npm runs it after `npm install` in a clone, before `npm pack` and `npm publish`, and when
-// this folder or a git URL is installed, or run with `npx rest-reference-server` inside a clone. It builds
-// dist/ (scripts/build.ts) when dist/ is older than the source or missing, and always for pack and publish.
-// Plain JavaScript, so that it runs without tsx: `npm install --omit=dev` has neither tsx nor TypeScript,
-// and then keeps the dist/ there is, or says how to get one.
+// Builds dist/ (scripts/build.ts) when it is missing or older than the source. `npm test` runs it first,
+// and npm runs it as `prepare`: after `npm install` in a clone, before `npm pack` and `npm publish` (which
+// always build), and when this folder or a git URL is installed, or run with `npx rest-reference-server`
+// inside a clone. Plain JavaScript, so that it runs without tsx: `npm install --omit=dev` has neither tsx
+// nor TypeScript, and then keeps the dist/ there is, or says how to get one.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -28,7 +28,8 @@ if (underNpx && existsSync("dist/main.js")) {
   say("dist/ is older than the source; npx runs it as it is, and `npm run build` rebuilds it");
   process.exit(0);
 }
-say(`building dist/ from the source with tsc (about 20 s; \`npm run build\` does the same)`);
+// The build says what it does itself; under npx, where npm hides it, this line says it on the terminal.
+if (underNpx) say("building dist/ from the source with tsc (about 20 s, once)");
 const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/build.ts"], { stdio: underNpx ? "ignore" : "inherit" });
 if (result.status !== 0) fail("the build failed; `npm run build` shows why");
 process.exit(0);
