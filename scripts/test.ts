@@ -36,14 +36,15 @@ mkdirSync(coverage, { recursive: true });
 const withCoverage: Record<string, string> = covered ? { NODE_V8_COVERAGE: coverage } : {};
 
 type Job = { title: string; args: string[]; env: Record<string, string>; what: string };
-// Each pass runs a few files at a time, much of a test's time being spent waiting on a server, a child
-// process or a timer. The black-box passes print only their failures and a summary.
+// The in-process pass runs two files at a time, each black-box pass one: much of a test's time is spent
+// waiting on a server, a child process or a timer, but more at once on two cores made the tests that
+// measure time fail. The black-box passes print only their failures and a summary.
 const quiet = { TEST_REPORT: "failures" };
 const jobs: Job[] = [
   {
     title: "In-process tests",
     // Node only: Deno and Bun would be downloaded; test:all runs them.
-    args: [...TEST, "--test-concurrency=3", ...(covered ? coveredFiles() : chosen)],
+    args: [...TEST, "--test-concurrency=2", ...(covered ? coveredFiles() : chosen)],
     env: { TEST_RUNTIMES: "node", ...withCoverage },
     what: "the in-process tests",
   },
@@ -53,7 +54,7 @@ const againstDist = only(fast(blackBoxFiles()));
 if (againstDist.length > 0) {
   jobs.push({
     title: "Black-box suite against the build (dist/), test/process/ included",
-    args: [...TEST, "--test-concurrency=2", ...againstDist],
+    args: [...TEST, "--test-concurrency=1", ...againstDist],
     env: { TEST_TARGET: "dist", TEST_DIST_DIR: distCopy, ...quiet },
     what: "the black-box suite against dist",
   });
@@ -62,7 +63,7 @@ const throughFetch = only(fast(fetchFiles()));
 if (throughFetch.length > 0) {
   jobs.push({
     title: "Black-box suite through the fetch handler (createFetchApp behind a thin server)",
-    args: [...TEST, "--test-concurrency=2", ...throughFetch],
+    args: [...TEST, "--test-concurrency=1", ...throughFetch],
     env: { TEST_TARGET: "fetch", ...quiet, ...withCoverage },
     what: "the black-box suite through the fetch handler",
   });
