@@ -13,8 +13,13 @@ export const SYSTEM_TESTS: readonly string[] = [
   "test/process/promtool.test.ts",
 ];
 
-/** Tests that take a minute or more of their own: the exhaustion attacks. test:all runs them. */
-export const SLOW_TESTS: readonly string[] = ["test/reliability/answers.test.ts", "test/reliability/exhaustion.test.ts"];
+/** Tests that take a minute or more of their own: the attacks on memory and time, the install lines. test:all runs them. */
+export const SLOW_TESTS: readonly string[] = [
+  "test/reliability/answers.test.ts",
+  "test/reliability/exhaustion.test.ts",
+  // The install lines replayed: a git URL installs the dev dependencies and builds, and git is a program beyond Node.
+  "test/install.test.ts",
+];
 
 /** Every test file the in-process pass runs: test/*.test.ts and test/<folder>/*.test.ts. */
 export function inProcessFiles(): string[] {
@@ -23,6 +28,18 @@ export function inProcessFiles(): string[] {
     .filter((entry) => entry.isDirectory())
     .flatMap((entry) => testsIn(join("test", entry.name)));
   return [...top, ...nested];
+}
+
+/**
+ * The files `npm test` runs in-process. Not test/process/, whose every test starts a server process: npm
+ * test runs them against the build alone (from src/ through tsx, each start costs three times the CPU).
+ * Nor the black-box files the fetch handler answers, which npm test runs through it, in-process too and
+ * under coverage, and against the build: a third pass of them, in-process through startServer, proved
+ * little the other two do not. Those of the socket's rules (SOCKET_TESTS) stay.
+ */
+export function coveredFiles(): string[] {
+  const elsewhere = new Set([...testsIn("test/process"), ...fetchFiles()]);
+  return fast(inProcessFiles()).filter((file) => !elsewhere.has(file));
 }
 
 /** The black-box suite: the tests of a server from outside, run against each target. */

@@ -9,6 +9,7 @@ import { LockedError } from "./store/journal/lock.ts";
 import { DataDirError, DataMismatchError } from "./store/journal/store.ts";
 import { type DbJson, dbJsonResources, readDbJson, ResourcesFileError } from "./api/resources-file.ts";
 import { createLogger } from "./ops/log.ts";
+import { startedByPackageManager, watchParent } from "./ops/parent-watch.ts";
 import { StoreLimitError } from "./store/memory/store.ts";
 import { SeedError } from "./api/seed.ts";
 import { type Seed } from "./store/records.ts";
@@ -34,12 +35,17 @@ const running = await listenOrExit(config, served.seed, served.resources);
 
 // The handlers go in before the line that says the server is ready: whoever reads it may
 // signal at once, and a signal with no handler yet would kill the process uncleanly.
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => {
-    running.close().then(
-      () => process.exit(0),
-      (error: Error) => exitWith(`Stopping failed: ${error.message}`),
-    );
+const stop = () =>
+  running.close().then(
+    () => process.exit(0),
+    (error: Error) => exitWith(`Stopping failed: ${error.message}`),
+  );
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, stop);
+// Under npm (npx, npm exec, a script), npm's shell does not hand a signal on: the server stops when npm goes.
+if (startedByPackageManager(process.env)) {
+  watchParent((parent) => {
+    createLogger(logFormat).warn(`The process that started this server (pid ${parent}) has ended; stopping`);
+    void stop();
   });
 }
 // Test control lets whoever reaches the port erase or replace the data, so its start says so,

@@ -185,7 +185,7 @@ test("shutdown closes idle keep-alive connections at once", async () => {
   await closed(socket);
 });
 
-test("shutdown closes a connection once the list it began before has been sent, well before the keep-alive time-out and the deadline", { timeout: 8_000 }, async () => {
+test("shutdown closes a connection once the list it began before has been sent, well before the keep-alive time-out and the deadline", { timeout: 60_000 }, async () => {
   const api = await startServer({ keepAliveTimeout: 60_000, shutdownTimeout: 30_000 });
   // Twelve posts of a million characters: a list written in pieces, far more than the sockets'
   // buffers hold, so that it is still being written when shutdown begins.
@@ -202,15 +202,19 @@ test("shutdown closes a connection once the list it began before has been sent, 
   const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(head)![1]);
   let received = first.length - (head.indexOf("\r\n\r\n") + 4);
   const closing = api.close();
+  const closedAt = Date.now();
   socket.on("data", (chunk: Buffer) => (received += chunk.length));
   socket.resume();
-  // Only the server's own close, once the list has gone, ends the connection within the test's time-out.
+  // Only the server's own close, once the list has gone, ends the connection this soon: the
+  // keep-alive time-out and the deadline are 60 s and 30 s. Counted from the close, since
+  // writing the posts took more than the test's old 8 s on a loaded machine.
   await closed(socket);
+  assert.ok(Date.now() - closedAt < 15_000, `the connection closed ${Date.now() - closedAt} ms after shutdown began`);
   assert.equal(received, length);
   await closing;
 });
 
-test("shutdown first lets an answer that has ended reach a slow reader whole: its last bytes still waiting in the socket are not cut", { timeout: 8_000 }, async () => {
+test("shutdown first lets an answer that has ended reach a slow reader whole: its last bytes still waiting in the socket are not cut", { timeout: 60_000 }, async () => {
   const api = await startServer({ keepAliveTimeout: 60_000, shutdownTimeout: 30_000 });
   // Four posts of a million characters: the list's last piece is written, and waits in the
   // socket behind what the sockets' buffers hold, when shutdown begins.
@@ -227,10 +231,12 @@ test("shutdown first lets an answer that has ended reach a slow reader whole: it
   // The writer has ended the answer by now: nothing waits for the client any more.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const closing = api.close();
+  const closedAt = Date.now();
   await new Promise((resolve) => setTimeout(resolve, 100));
   socket.on("data", (chunk: Buffer) => (received += chunk.length));
   socket.resume();
   await closed(socket);
+  assert.ok(Date.now() - closedAt < 15_000, `the connection closed ${Date.now() - closedAt} ms after shutdown began`);
   assert.equal(received, length);
   await closing;
 });

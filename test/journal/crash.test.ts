@@ -67,7 +67,13 @@ for (const runtime of testedRuntimes(RUNTIMES)) {
     let ready!: () => void;
     const started = new Promise<void>((resolve) => (ready = resolve));
     const first = start(runtime, dir, (line) => line.startsWith("ready") && ready());
-    await started;
+    // A first process that ends before it is ready fails the test with what it printed, rather than leaving it waiting.
+    let isReady = false;
+    const ended = once(first.child, "exit").then(([code]) => {
+      if (!isReady) assert.fail(`the first process exited with ${code} before it was ready: ${first.stderr()}`);
+    });
+    await Promise.race([started, ended]);
+    isReady = true;
     const second = start(runtime, dir, () => {});
     const [code] = (await once(second.child, "exit")) as [number | null];
     // Stopped before the directory is removed, so nothing writes into it meanwhile.

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { test } from "node:test";
 import { hostname } from "node:os";
 import { acquireLock, LOCK_FILE, LockedError, startOf } from "../../src/store/journal/lock.ts";
@@ -47,30 +48,35 @@ test("processes that find the same stale lock at once: exactly one takes it over
   const dir = tempDir(t);
   const dead = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
   await once(dead, "exit");
-  const child = join(import.meta.dirname, "lock-child.ts");
+  // Four processes for all the rounds: each takes the lock when told to, and lets go when told to.
+  const children = Array.from({ length: 4 }, () =>
+    spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lock-child.ts"), dir], { stdio: ["pipe", "pipe", "inherit"] }),
+  );
+  t.after(() => children.forEach((child) => child.kill("SIGKILL")));
+  const replies = children.map((child) => {
+    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    return async () => {
+      const { value, done } = await lines.next();
+      if (done) assert.fail(`a lock process ended (exit code ${child.exitCode})`);
+      return value;
+    };
+  });
+  assert.deepEqual(await Promise.all(replies.map((reply) => reply())), ["ready", "ready", "ready", "ready"]);
   for (let round = 0; round < 15; round++) {
     writeFileSync(join(dir, LOCK_FILE), `${dead.pid} host\n`);
-    const children = Array.from({ length: 4 }, () => spawn(process.execPath, ["--import", "tsx", child, dir], { stdio: ["pipe", "pipe", "inherit"] }));
-    const lines = children.map((process) => {
-      let text = "";
-      process.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      return (line: string) => new Promise<void>((resolve) => {
-        const check = () => (text.includes(line) ? resolve() : process.stdout!.once("data", check));
-        check();
-      });
-    });
-    // All four are started and waiting, then told at once.
-    await Promise.all(lines.map((wait) => wait("ready\n")));
-    for (const process of children) process.stdin!.write("go\n");
-    const outcomes = await Promise.all(
-      children.map((process, i) => Promise.race([lines[i]!("locked\n").then(() => "locked"), lines[i]!("refused\n").then(() => "refused")])),
-    );
-    for (const process of children) process.stdin!.end();
-    await Promise.all(children.map((process) => (process.exitCode === null ? once(process, "exit") : undefined)));
+    // All four are waiting, then told at once.
+    for (const child of children) child.stdin!.write("go\n");
+    const outcomes = await Promise.all(replies.map((reply) => reply()));
     assert.deepEqual(outcomes.filter((outcome) => outcome === "locked").length, 1, `round ${round}: ${outcomes.join(", ")}`);
+    const holder = outcomes.indexOf("locked");
+    children[holder]!.stdin!.write("release\n");
+    assert.equal(await replies[holder]!(), "released");
     // The one that held it removed it on release; no guard or temporary file is left.
     assert.deepEqual(readdirSync(dir), []);
   }
+  for (const child of children) child.stdin!.end();
+  await Promise.all(children.map((child) => (child.exitCode === null ? once(child, "exit") : undefined)));
+  assert.deepEqual(children.map((child) => child.exitCode), [0, 0, 0, 0]);
 });
 
 test("a guard left by a process killed while it took a lock over is stale too; one held by a live process refuses", async (t) => {

@@ -30,6 +30,12 @@ export type CrashOptions = {
    * default); in every other cycle, at the first compaction to begin after that.
    */
   killAfterMs?: [number, number];
+  /**
+   * Nor before the clients have had this many writes acknowledged in the cycle (100 by default): on a
+   * loaded machine the clients may write little in the first 800 ms, and a kill before they have written
+   * proves little (the tests count on 100 a cycle).
+   */
+  minAckedBeforeKill?: number;
   /** Told of each cycle once its restart has been checked. */
   onCycle?: (figures: CycleFigures) => void;
   /** Changes the data behind the clients' backs after each restart, before the check: for the test that shows a loss is caught. */
@@ -174,7 +180,7 @@ export async function runServerCrash(options: CrashOptions): Promise<CrashSummar
       const refusedBefore = count("refused");
       // Every other kill waits for a compaction to begin, so that many land in one.
       const atCompaction = cycle % 2 === 0;
-      const killAfterMs = await writeAndKill(server, clients, highest, delay, options.dir, atCompaction);
+      const killAfterMs = await writeAndKill(server, clients, highest, delay, options.minAckedBeforeKill ?? 100, options.dir, atCompaction);
       const after = journals(options.dir);
       const midCompaction = after.newest > before && unfinishedCompaction(options.dir);
       const killedPid = server.child.pid;
@@ -225,14 +231,33 @@ export async function runServerCrash(options: CrashOptions): Promise<CrashSummar
 
 /**
  * Every client writes until the server is killed, `killAfterMs` after they start or, with
- * `atCompaction`, as soon after that as a compaction begins. Resolves, once every client has
- * stopped and the process is gone, with how long after the start the kill came.
+ * `atCompaction`, as soon after that as a compaction begins; never before `minAcked` writes of
+ * theirs have been acknowledged. Resolves, once every client has stopped and the process is
+ * gone, with how long after the start the kill came.
  */
-async function writeAndKill(server: Running, clients: Client[], highest: Highest, killAfterMs: number, dir: string, atCompaction: boolean): Promise<number> {
+async function writeAndKill(
+  server: Running,
+  clients: Client[],
+  highest: Highest,
+  killAfterMs: number,
+  minAcked: number,
+  dir: string,
+  atCompaction: boolean,
+): Promise<number> {
   const problems: string[] = [];
   let killed = false;
   let killedAt = 0;
   const started = performance.now();
+  const acked = () => clients.reduce((sum, client) => sum + client.acked, 0);
+  const ackedAtStart = acked();
+  // The kill is armed once its time has come and enough writes were acknowledged, whichever is last.
+  let due = false;
+  let armed = false;
+  const arm = () => {
+    if (armed || !due || acked() - ackedAtStart < minAcked) return;
+    armed = true;
+    begin();
+  };
   const connections = clients.map(() => connect(server.url));
   const run = async (client: Client, connection: Connection) => {
     while (!killed && problems.length === 0) {
@@ -249,6 +274,7 @@ async function writeAndKill(server: Running, clients: Client[], highest: Highest
       // An answer read after the kill was sent counts: it left the server, so the write was kept.
       const problem = settle(client, op, answer, highest);
       if (problem !== undefined) problems.push(problem);
+      arm();
     }
   };
   let watcher: FSWatcher | undefined;
@@ -258,7 +284,7 @@ async function writeAndKill(server: Running, clients: Client[], highest: Highest
     watcher?.close();
     server.child.kill("SIGKILL");
   };
-  const timer = setTimeout(() => {
+  const begin = () => {
     if (!atCompaction) return kill();
     // The next compaction creates the next journal, then writes snapshot.tmp: the kill lands in between or soon after.
     const newest = journals(dir).newest;
@@ -268,6 +294,10 @@ async function writeAndKill(server: Running, clients: Client[], highest: Highest
     });
     // Writes that stop short of the bound must not wait forever.
     setTimeout(() => killed || kill(), 2000).unref();
+  };
+  const timer = setTimeout(() => {
+    due = true;
+    arm();
   }, killAfterMs);
   try {
     await Promise.all(clients.map((client, i) => run(client, connections[i]!)));

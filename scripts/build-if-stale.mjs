@@ -1,0 +1,89 @@
+// Builds dist/ (scripts/build.ts) when it is missing or older than the source. `npm test` runs it first,
+// and npm runs it as `prepare`: after `npm install` in a clone, before `npm pack` and `npm publish` (which
+// always build), and when this folder or a git URL is installed, or run with `npx rest-reference-server`
+// inside a clone. Plain JavaScript, so that it runs without tsx: `npm install --omit=dev` has neither tsx
+// nor TypeScript, and then keeps the dist/ there is, or says how to get one.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+const command = process.env.npm_command ?? "";
+const packing = command === "pack" || command === "publish";
+// `npx rest-reference-server` in a clone installs the clone into npm's npx cache, running this script first,
+// and npm hides its output there; an npx cut short while it runs leaves that cache entry unusable (npm's
+// ENOENT on the next run). So npx builds only when there is no dist/ at all, and says so on the terminal.
+const underNpx = command === "exec";
+const built = "dist/package.json";
+
+if (!resolves("tsx") || !resolves("typescript")) {
+  if (packing) fail("npm pack needs the dev dependencies to build dist/: run `npm install` first");
+  if (existsSync("dist/main.js")) say("dist/ stays as it is: TypeScript and tsx, the dev dependencies that build it, are not installed");
+  else if (underNpx) fail("dist/ is not built: run `npm install` in the clone first (it builds dist/)");
+  else say("dist/ is not built: TypeScript and tsx, the dev dependencies that build it, are not installed (npm install --omit=dev). Run `npm install` to build it, or install `npm pack`'s tarball, which holds it");
+  process.exit(0);
+}
+if (!packing && upToDate()) process.exit(0);
+if (underNpx && existsSync("dist/main.js")) {
+  say("dist/ is older than the source; npx runs it as it is, and `npm run build` rebuilds it");
+  process.exit(0);
+}
+// The build says what it does itself; under npx, where npm hides it, this line says it on the terminal.
+if (underNpx) say("building dist/ from the source with tsc (about 20 s, once)");
+const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/build.ts"], { stdio: underNpx ? "ignore" : "inherit" });
+if (result.status !== 0) fail("the build failed; `npm run build` shows why");
+process.exit(0);
+
+/** @param {string} name */
+function resolves(name) {
+  try {
+    createRequire(join(process.cwd(), "package.json")).resolve(`${name}/package.json`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether dist/ (and each adapter's) was built after the last change to anything the build reads. */
+function upToDate() {
+  const adapters = existsSync("packages") ? readdirSync("packages").map((name) => join("packages", name)) : [];
+  if (![".", ...adapters].every((folder) => existsSync(join(folder, "dist")))) return false;
+  if (!existsSync(built)) return false;
+  const inputs = ["src", "package.json", "tsconfig.json", "tsconfig.build.json", "scripts/build.ts"];
+  for (const adapter of adapters) inputs.push(join(adapter, "src"), join(adapter, "tsconfig.build.json"));
+  return newest(inputs) < statSync(built).mtimeMs;
+}
+
+/** @param {string[]} paths @returns {number} the latest modification time among the paths and what the folders hold */
+function newest(paths) {
+  let latest = 0;
+  for (const path of paths.filter((path) => existsSync(path))) {
+    const stat = statSync(path);
+    latest = Math.max(latest, stat.mtimeMs);
+    if (stat.isDirectory()) latest = Math.max(latest, newest(readdirSync(path).map((name) => join(path, name))));
+  }
+  return latest;
+}
+
+/**
+ * Writes a line on stderr, and under npx on the terminal, since npm hides what an install script prints.
+ * @param {string} line
+ */
+function say(line) {
+  const text = `rest-reference-server: ${line}\n`;
+  if (underNpx) {
+    try {
+      writeFileSync("/dev/tty", text);
+      return;
+    } catch {
+      // No terminal (a test, CI): stderr, which npm shows if the script fails.
+    }
+  }
+  process.stderr.write(text);
+}
+
+/** @param {string} line @returns {never} */
+function fail(line) {
+  say(line);
+  process.exit(1);
+}

@@ -1,0 +1,108 @@
+// The install lines of docs/package.md#install, replayed offline (npm's cache holds what `npm install` fetched):
+// from a clone's folder, from `npm pack`'s tarball, from a git+file:// URL of a clone, `npm install --omit=dev`
+// in a fresh clone, and npx in a clone cut short and run again. Slow (the git URL installs the dev
+// dependencies and builds) and needs git: `npm run test:all` runs it (scripts/test-sets.ts).
+import assert from "node:assert/strict";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { VERSION } from "../src/ops/version.ts";
+import { readListeningUrl, ROOT } from "./support/target.ts";
+
+const OFFLINE = ["--offline", "--no-audit", "--no-fund"];
+// A person's shell: none of the npm_* variables this file runs under with npm.
+const shellEnv: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => !name.startsWith("npm_") && name !== "NODE_TEST_CONTEXT"),
+);
+
+let work: string;
+before(() => {
+  work = mkdtempSync(join(tmpdir(), "rest-install-"));
+});
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** Runs a command to its end; throws with its output if it fails. */
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = shellEnv): string {
+  const result = spawnSync(command, args, { cwd, env, encoding: "utf8" });
+  if (result.status !== 0) assert.fail(`${command} ${args.join(" ")} exited with ${result.status ?? result.signal}:\n${result.stdout}\n${result.stderr}`);
+  return `${result.stdout}${result.stderr}`;
+}
+
+/** A fresh project, as `npm init -y` leaves one. */
+function project(name: string): string {
+  const folder = join(work, name);
+  mkdirSync(folder);
+  writeFileSync(join(folder, "package.json"), `${JSON.stringify({ name, version: "1.0.0", private: true }, null, 2)}\n`);
+  return folder;
+}
+
+/** The installed command prints the version, and serves /healthz until SIGTERM. */
+async function commandWorks(folder: string): Promise<void> {
+  const bin = join(folder, "node_modules", ".bin", "rest-reference-server");
+  assert.equal(run(bin, ["--version"], folder).trim(), VERSION);
+  assert.equal(run("npx", ["rest-reference-server", "--version"], folder).trim(), VERSION);
+  const child = spawn(bin, ["--port", "0"], { cwd: folder, env: { ...shellEnv, LOG_FORMAT: "off" }, stdio: ["ignore", "pipe", "inherit"] });
+  const exited = once(child, "exit");
+  const url = await readListeningUrl(child);
+  assert.equal((await fetch(`${url}/healthz`)).status, 200);
+  child.kill("SIGTERM");
+  assert.deepEqual(await exited, [0, null]);
+}
+
+test("npm install <a clone's folder> gives the command (npm links the folder)", { timeout: 300_000 }, async () => {
+  const folder = project("from-folder");
+  run("npm", ["install", ...OFFLINE, ROOT], folder);
+  await commandWorks(folder);
+});
+
+test("npm install <npm pack's tarball> gives the command, with dist/ inside the tarball", { timeout: 300_000 }, async () => {
+  const packed = join(work, "packed");
+  mkdirSync(packed);
+  run("npm", ["pack", "--pack-destination", packed], ROOT);
+  const tarball = readdirSync(packed).find((name) => name.endsWith(".tgz"));
+  assert.equal(tarball, `rest-reference-server-${VERSION}.tgz`);
+  const folder = project("from-tarball");
+  run("npm", ["install", ...OFFLINE, join(packed, tarball)], folder);
+  assert.ok(existsSync(join(folder, "node_modules", "rest-reference-server", "dist", "main.js")));
+  await commandWorks(folder);
+});
+
+test("npm install git+file://<a clone> builds the package from its commit and gives the command", { timeout: 600_000 }, async () => {
+  const repository = join(work, "repository");
+  execFileSync("git", ["clone", "--quiet", ROOT, repository]);
+  const folder = project("from-git");
+  run("npm", ["install", ...OFFLINE, `git+file://${repository}`], folder);
+  assert.ok(existsSync(join(folder, "node_modules", "rest-reference-server", "dist", "main.js")), "npm built dist/ while installing");
+  await commandWorks(folder);
+});
+
+test("npm install --omit=dev in a fresh clone succeeds without TypeScript, and says dist/ is not built", { timeout: 300_000 }, () => {
+  const clone = join(work, "omit-dev");
+  execFileSync("git", ["clone", "--quiet", ROOT, clone]);
+  const output = run("npm", ["install", "--omit=dev", ...OFFLINE], clone);
+  assert.match(output, /dist\/ is not built: TypeScript and tsx, the dev dependencies that build it, are not installed/);
+  assert.equal(existsSync(join(clone, "node_modules", "tsx")), false);
+});
+
+test("npx rest-reference-server in a clone, cut short by Ctrl-C as npm links it, runs when started again", { timeout: 300_000 }, async () => {
+  // The build npm test made is there, so npx only links the clone into its cache (a new one here) and runs it.
+  for (const after of [300, 900, 1500]) {
+    const cache = join(work, `npx-cache-${after}`);
+    const env = { ...shellEnv, npm_config_cache: cache, npm_config_offline: "true" };
+    // Its own process group, which a terminal's Ctrl-C reaches whole.
+    const npx = spawn("npx", ["--yes", "rest-reference-server", "--version"], { cwd: ROOT, env, stdio: "ignore", detached: true });
+    const exited = once(npx, "exit");
+    await sleep(after);
+    try {
+      process.kill(-npx.pid!, "SIGINT");
+    } catch {
+      // It had already finished.
+    }
+    await exited;
+    assert.equal(run("npx", ["--yes", "rest-reference-server", "--version"], ROOT, env).trim(), VERSION, `cut short after ${after} ms`);
+  }
+});
