@@ -14,12 +14,14 @@ import { controlRoutes } from "../ops/control.ts";
 import { createRequestLog } from "../ops/request-log.ts";
 import { openApiRoutes } from "../openapi/route.ts";
 import type { Seed } from "../store/records.ts";
+import { chooseServed, type Dialect } from "../api/json-server/data-set.ts";
+import { checkStoreLimit } from "../api/dataset.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
 
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = Omit<
   ListenerOptions,
-  "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout" | "requestLog" | "quiet" | "writeOnly" | "bodiless"
+  "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout" | "requestLog" | "quiet" | "writeOnly" | "bodiless" | "ownBodies"
 > & {
   /**
    * How many requests the control log keeps for `GET /__control/requests` (1000), with `control`;
@@ -45,6 +47,13 @@ export type AppOptions = Omit<
   resources?: unknown;
   /** Where `createdAt` comes from, so a test can fix it; the current time by default. */
   clock?: () => Date;
+  /**
+   * A json-server `db.json` to serve: its parsed object, or the path of the file (never
+   * written). Served in json-server's dialect unless `dialect` says `native` (docs/json-server.md).
+   */
+  db?: unknown;
+  /** The HTTP spoken: `json-server` (the default with `db`) or `native` (the default without). */
+  dialect?: Dialect;
 };
 
 // Every name AppOptions has, so that a misspelt option is refused instead of ignored.
@@ -63,6 +72,8 @@ export const APP_OPTIONS: Record<keyof AppOptions, true> = {
   seed: true,
   resources: true,
   clock: true,
+  db: true,
+  dialect: true,
   control: true,
   controlLog: true,
   delay: true,
@@ -79,6 +90,8 @@ export function apiRoutes(
   documentText: () => string = data.firstIds === undefined ? openApiText : fileDocumentText(data),
 ): ApiRoute[] {
   const { resources, store } = data;
+  // json-server's dialect has its own routes, and no OpenAPI document (docs/json-server.md).
+  if (data.dialect !== undefined) return [...healthRoutes(isDraining, store.ready), ...(metrics === null ? [] : metricsRoutes(metrics)), ...data.dialect.routes];
   return [
     ...healthRoutes(isDraining, store.ready),
     ...(metrics === null ? [] : metricsRoutes(metrics)),
@@ -140,8 +153,8 @@ export type Api = Handlers & { data: DataSet };
  */
 export function createApi(options: AppOptions = {}, data?: DataSet, observers?: Observers): Api {
   refuseUnknownOptions(options, APP_OPTIONS, "createApp");
-  const { seed, clock, storeLimit, resources, logFormat = "off", metrics: metricsOn = true, controlLog, ...listenerOptions } = options;
-  data ??= resources === undefined ? createDataSet({ seed, clock, storeLimit }) : createFileDataSet(readResourcesFile(resources), { seed, storeLimit });
+  const { seed, clock, storeLimit, resources, db, dialect, logFormat = "off", metrics: metricsOn = true, controlLog, ...listenerOptions } = options;
+  data ??= openData({ seed, clock, storeLimit, resources, db, dialect });
   const logger = observers?.logger ?? createLogger(checkLogFormat(logFormat));
   const metrics = observers !== undefined ? observers.metrics : metricsOn ? recordMetrics(data) : undefined;
   const routes = apiRoutes(options.isDraining ?? never, data, metrics ?? null);
@@ -169,8 +182,18 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
     quiet,
     writeOnly,
     bodiless,
+    ownBodies: data.dialect === undefined ? undefined : { handlers: data.dialect.bodyHandlers, read: data.dialect.readBody },
   });
   return { ...handlers, data };
+}
+
+/** An app's own data, in memory: json-server's dialect over a db.json, a file's collections, or the built-in ones. */
+function openData(options: Pick<AppOptions, "seed" | "clock" | "storeLimit" | "resources" | "db" | "dialect">): DataSet {
+  const { clock, storeLimit } = options;
+  const served = chooseServed({ ...options, storeLimit: checkStoreLimit(storeLimit) });
+  if (served.dialect !== undefined) return served.dialect;
+  const seed = served.seed as Seed | undefined;
+  return served.resources === undefined ? createDataSet({ seed, clock, storeLimit }) : createFileDataSet(readResourcesFile(served.resources), { seed, storeLimit });
 }
 
 /** A log format as given, or a TypeError naming the ones there are. */

@@ -3,12 +3,12 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 // Imported rather than read from the global, which Node makes a getter run on every use.
 import { performance } from "node:perf_hooks";
 import { type AccessOptions, hostCheck, isWrite, tokenCheck } from "./access.ts";
-import { awaitBody, bodyBudget, bufferedBody, checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT } from "./body.ts";
+import { awaitBody, bodyBudget, bufferedBody, checkBodyFraming, checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT } from "./body.ts";
 import { parseJsonObject } from "../api/json.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError, PREFERRED_STATUS } from "../api/errors.ts";
 import { StoreError } from "../store/errors.ts";
-import type { Handler } from "../api/handler.ts";
+import type { BodyReader, Handler } from "../api/handler.ts";
 import { parseId, parseStringId } from "../api/ids.ts";
 import { clip } from "../api/input.ts";
 import { inOrder } from "./in-order.ts";
@@ -68,6 +68,8 @@ export type ListenerOptions = AccessOptions & {
   writeOnly?: ReadonlySet<Handler>;
   /** The POST handlers that take no body, so none is asked for: control's reset. */
   bodiless?: ReadonlySet<Handler>;
+  /** Handlers that read their bodies' media type and bytes themselves (the json-server dialect), and how. */
+  ownBodies?: { handlers: ReadonlySet<Handler>; read: BodyReader };
 };
 
 /**
@@ -151,6 +153,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const quiet = options.quiet ?? new Set();
   const writeOnly = options.writeOnly ?? new Set();
   const bodiless = options.bodiless ?? new Set();
+  const ownBodies = options.ownBodies;
   // The connections a `Prefer: fault=reset` dropped, whose queued requests are not carried out.
   // Fast path: counted, so that a server that never dropped one looks nothing up.
   const dropped = new WeakSet<object>();
@@ -414,17 +417,19 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
       return deliver(exchange, handler({ params, query, body: NO_BODY, headers }));
     }
     const options = method === "PATCH" ? readPatchOptions : readOptions;
-    checkBodyHeaders(request, options);
+    const read = ownBodies !== undefined && ownBodies.handlers.has(handler) ? ownBodies.read : undefined;
+    if (read === undefined) checkBodyHeaders(request, options);
+    else checkBodyFraming(request, options);
     // A pipelined request's body has often arrived whole by the time it is served: it is answered now.
     const arrived = bufferedBody(request);
     if (exchange.logged) exchange.body = arrived;
-    if (arrived !== undefined) return deliver(exchange, handler({ params, query, body: parseJsonObject(arrived), headers }));
+    if (arrived !== undefined) return deliver(exchange, handler({ params, query, body: read === undefined ? parseJsonObject(arrived) : read(arrived, headers), headers }));
     awaitBody(request, options.limit, bodies, (error, bytes) => {
       if (error !== undefined) return conclude(exchange, undefined, error);
       if (exchange.logged) exchange.body = bytes;
       let reply: Awaitable<Reply>;
       try {
-        reply = handler({ params, query, body: parseJsonObject(bytes), headers });
+        reply = handler({ params, query, body: read === undefined ? parseJsonObject(bytes) : read(bytes, headers), headers });
       } catch (thrown) {
         return conclude(exchange, undefined, thrown);
       }

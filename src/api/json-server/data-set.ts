@@ -1,0 +1,73 @@
+// Which dialect an instance speaks, and the dialect's data set: a db.json (its parsed object,
+// or a path to read) served as json-server serves it.
+import { readFileSync } from "node:fs";
+import type { DataSet } from "../dataset.ts";
+import { dbJsonResources, readDbJson, ResourcesFileError } from "../resources-file.ts";
+import { SEED_USERS } from "../resources/users.ts";
+import { readDialectBody } from "./body.ts";
+import { type DbFile, describeDb, openJsonServerDb, readDbFile } from "./database.ts";
+import { dialectHandlers, jsonServerRoutes } from "./routes.ts";
+
+/** The HTTP an instance speaks: its own API, or json-server's over a db.json. */
+export const DIALECTS = ["native", "json-server"] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+/** The dialect asked for, checked; json-server's when a db.json is given and none is named, the native API otherwise. */
+export function dialectOf(dialect: unknown, db: unknown): Dialect {
+  if (dialect === undefined) return db === undefined ? "native" : "json-server";
+  if (!DIALECTS.includes(dialect as Dialect)) throw new TypeError(`dialect must be ${DIALECTS.join(" or ")}`);
+  return dialect as Dialect;
+}
+
+/** A db.json option: its parsed object, or the path of a file to read (a ResourcesFileError when it cannot be read). */
+export function readDbOption(db: unknown): unknown {
+  if (typeof db !== "string") return db;
+  let text: string;
+  try {
+    text = readFileSync(db, "utf8");
+  } catch (error) {
+    throw new ResourcesFileError(`Cannot read the db.json ${db} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ResourcesFileError(`The db.json ${db} is not valid JSON`);
+  }
+}
+
+/**
+ * The data json-server's dialect serves with no db.json: the built-in collections (the seed's
+ * records, or the two seeded users) as a db.json would hold them.
+ */
+export function builtInDb(seed: Record<string, unknown> | undefined): Record<string, unknown> {
+  return { users: SEED_USERS.map((user) => ({ ...user })), posts: [], comments: [], replies: [], ...structuredClone(seed ?? {}) };
+}
+
+/** The dialect's data set over a db.json's parts, its records costing at most `storeLimit` bytes. */
+export function createJsonServerDataSet(file: DbFile, storeLimit: number): DataSet {
+  const db = openJsonServerDb(file, storeLimit);
+  const routes = jsonServerRoutes(db);
+  return { resources: {}, store: db.store, dialect: { routes, bodyHandlers: new Set(dialectHandlers(routes)), readBody: readDialectBody } };
+}
+
+/** What an instance serves: json-server's dialect over a db.json's data, or the native API's resources and seed. */
+export type Served = { dialect: DataSet; lines: string[] } | { dialect: undefined; resources: unknown; seed: unknown };
+
+/**
+ * Reads what the options ask to serve. The json-server dialect gets its data set, over the
+ * db.json or, with none, the built-in collections; the native API gets the resources and seed
+ * to serve, a db.json read into them as `--resources` would define its collections.
+ */
+export function chooseServed(options: { db?: unknown; dialect?: unknown; seed?: unknown; resources?: unknown; storeLimit: number }): Served {
+  const { db, seed, resources } = options;
+  const dialect = dialectOf(options.dialect, db);
+  if (db !== undefined && (seed !== undefined || resources !== undefined)) throw new TypeError("db holds its own records and collections; leave seed and resources unset");
+  if (dialect === "native") {
+    if (db === undefined) return { dialect: undefined, resources, seed };
+    const read = readDbJson(readDbOption(db));
+    return { dialect: undefined, resources: dbJsonResources(read), seed: read.records };
+  }
+  if (resources !== undefined) throw new TypeError("The json-server dialect serves a db.json or the built-in collections, not a resources file; set dialect to native");
+  const file = readDbFile(db === undefined ? builtInDb(seed as Record<string, unknown> | undefined) : readDbOption(db));
+  return { dialect: createJsonServerDataSet(file, options.storeLimit), lines: describeDb(file) };
+}
