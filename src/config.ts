@@ -13,6 +13,7 @@ import { LOG_FORMATS, type LogFormat } from "./ops/log.ts";
 import { DEFAULT_STORE_LIMIT } from "./store/memory/budget.ts";
 import { DEFAULT_LOG_ENTRIES } from "./ops/request-log.ts";
 import { type Delay, DELAY_FORMAT, readDelay } from "./http/prefer.ts";
+import { type Dialect, DIALECTS } from "./api/json-server/data-set.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
 export type Config = {
@@ -41,6 +42,8 @@ export type Config = {
   resourcesFile: string | undefined;
   /** A json-server `db.json` to serve: its arrays are the collections and their starting records. */
   dbFile: string | undefined;
+  /** The HTTP spoken, when named: json-server's or the native API; unset, json-server's with a db.json. */
+  dialect: Dialect | undefined;
   /** The directory the data is kept in across restarts; memory only when unset. */
   dataDir: string | undefined;
   /** The PostgreSQL database the data lives in, shared with other processes; unset for memory or a data directory. */
@@ -229,6 +232,16 @@ export const SETTINGS: readonly Setting[] = [
     placeholder: "file",
   },
   {
+    key: "dialect",
+    variable: "DIALECT",
+    flag: "--dialect",
+    shown: "",
+    meaning:
+      "The HTTP the server speaks: `json-server` (json-server's query language, routes, statuses and bodies, in memory; see docs/json-server.md), the default with a db.json, or `native`, the default otherwise.",
+    read: (text, source) => (text === undefined ? undefined : oneOf(DIALECTS, "native")(text, source)),
+    placeholder: "name",
+  },
+  {
     key: "dataDir",
     variable: "DATA_DIR",
     flag: "--data-dir",
@@ -380,6 +393,14 @@ export function readConfig(env: Record<string, string | undefined>, flags: Flags
   }
   if (read.dbFile !== undefined && read.resourcesFile !== undefined) {
     throw new ConfigError(`${sources.dbFile} and ${sources.resourcesFile} both say what to serve; set one of them`);
+  }
+  const dialect = read.dialect ?? (read.dbFile === undefined ? "native" : "json-server");
+  if (dialect === "json-server" && read.resourcesFile !== undefined) {
+    throw new ConfigError(`The json-server dialect serves a db.json or the built-in collections, not ${sources.resourcesFile}; set ${sources.dialect} to native`);
+  }
+  if (dialect === "json-server" && (read.dataDir !== undefined || read.databaseUrl !== undefined)) {
+    const store = read.dataDir !== undefined ? sources.dataDir : sources.databaseUrl;
+    throw new ConfigError(`The json-server dialect keeps its records in memory, so ${store} cannot keep them; leave ${store} unset, or set ${sources.dialect} to native`);
   }
   if (read.dbFile !== undefined && read.seedFile !== undefined) {
     throw new ConfigError(`${sources.dbFile} holds its own records; leave ${sources.seedFile} unset`);
