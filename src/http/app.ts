@@ -21,7 +21,7 @@ import { createHandlers, type Handlers, type ListenerOptions } from "./listener.
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = Omit<
   ListenerOptions,
-  "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout" | "requestLog" | "quiet" | "writeOnly" | "bodiless" | "ownBodies"
+  "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout" | "requestLog" | "quiet" | "writeOnly" | "bodiless" | "ownBodies" | "unknownMethod"
 > & {
   /**
    * How many requests the control log keeps for `GET /__control/requests` (1000), with `control`;
@@ -164,13 +164,15 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
   const stringIds = new Set(routes.filter((route) => route.stringIds).map((route) => route.handler));
   // Test control's routes, outside the OpenAPI document, when it is on (ops/control.ts).
   const requestLog = options.control === true ? createRequestLog(controlLog) : undefined;
-  const control = requestLog === undefined ? [] : controlRoutes(data.resources, data.store, requestLog);
+  const control = requestLog === undefined ? [] : controlRoutes(data.resources, data.store, requestLog, data.dialect?.checkData);
   const controlHandlers = control.map((route) => route.handler);
   // No delay, preference or log entry for the operations routes, which are served while draining, nor for control's own.
   const quiet = new Set([...servedWhileDraining, ...controlHandlers]);
   const writeOnly = new Set(controlHandlers);
   const bodiless = new Set(control.filter((route) => route.method === "POST").map((route) => route.handler));
-  const handlers = createHandlers([...routes, ...control], {
+  // The dialect's `/:a/:b` patterns would take `/__control/...` first: there control goes first.
+  const table = data.dialect === undefined ? [...routes, ...control] : [...control, ...routes];
+  const handlers = createHandlers(table, {
     ...listenerOptions,
     servedWhileDraining,
     open,
@@ -183,6 +185,7 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
     writeOnly,
     bodiless,
     ownBodies: data.dialect === undefined ? undefined : { handlers: data.dialect.bodyHandlers, read: data.dialect.readBody },
+    unknownMethod: data.dialect?.unknownMethod,
   });
   return { ...handlers, data };
 }

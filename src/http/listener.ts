@@ -70,6 +70,8 @@ export type ListenerOptions = AccessOptions & {
   bodiless?: ReadonlySet<Handler>;
   /** Handlers that read their bodies' media type and bytes themselves (the json-server dialect), and how. */
   ownBodies?: { handlers: ReadonlySet<Handler>; read: BodyReader };
+  /** The answer, in place of 405, to a method no route of a path takes: json-server's dialect answers 404. */
+  unknownMethod?: Reply;
 };
 
 /**
@@ -154,6 +156,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const writeOnly = options.writeOnly ?? new Set();
   const bodiless = options.bodiless ?? new Set();
   const ownBodies = options.ownBodies;
+  const unknownMethod = options.unknownMethod;
   // The connections a `Prefer: fault=reset` dropped, whose queued requests are not carried out.
   // Fast path: counted, so that a server that never dropped one looks nothing up.
   const dropped = new WeakSet<object>();
@@ -396,6 +399,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
       const preflight = cors !== undefined && origin !== undefined && isPreflight(exchange.request) && cors.allows(origin);
       return answer(exchange, { status: 204, headers: preflight ? preflightHeaders(found.allow) : { allow: found.allow } });
     }
+    if (unknownMethod !== undefined) return answer(exchange, unknownMethod);
     const message = `Method ${clip(method)} is not allowed here; use ${found.allow}`;
     return fail(exchange, new HttpError("METHOD_NOT_ALLOWED", message, { headers: { allow: found.allow } }));
   }

@@ -6,6 +6,7 @@ import { checkSeed, SeedError } from "../api/seed.ts";
 import type { ResourceMap } from "../api/resource.ts";
 import { parseWholeNumber } from "../api/input.ts";
 import type { Store } from "../store/seam.ts";
+import type { SeedRecords } from "../store/records.ts";
 import type { RequestLog } from "./request-log.ts";
 
 const DONE: Reply = { status: 204 };
@@ -15,7 +16,13 @@ const DONE: Reply = { status: 204 };
  * a client: the OpenAPI document leaves them out, DELAY and `Prefer` never touch them, the log
  * does not hold them, and with tokens every one needs a `write` token (docs/testing-clients.md).
  */
-export function controlRoutes(resources: ResourceMap, store: Store, log: RequestLog): Array<Route<Handler>> {
+export function controlRoutes(
+  resources: ResourceMap,
+  store: Store,
+  log: RequestLog,
+  // The data set's own check, where it is not the resources' seed check (json-server's dialect takes a db.json).
+  check: (body: unknown) => SeedRecords = (body) => checkedData(body, resources),
+): Array<Route<Handler>> {
   return [
     // The starting data again: the seed, or the two seeded users; id sequences start again.
     { method: "POST", pattern: "/__control/reset", handler: () => store.reset().then(() => DONE) },
@@ -24,7 +31,7 @@ export function controlRoutes(resources: ResourceMap, store: Store, log: Request
     {
       method: "PUT",
       pattern: "/__control/data",
-      handler: ({ body }) => store.reset(checkedData(body, resources)).then(() => DONE),
+      handler: ({ body }) => store.reset(check(body)).then(() => DONE),
     },
     { method: "GET", pattern: "/__control/requests", handler: ({ query }) => ({ status: 200, body: log.list(limitOf(query)) }) },
     {

@@ -3,13 +3,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { readConfig } from "../../src/config.ts";
-import { createFetchApp, startServer } from "../../src/index.ts";
+import { createFetchApp } from "../../src/index.ts";
+import { startDialect } from "./target.ts";
 import { send } from "./support.ts";
 
 const DB = { posts: [{ id: 1 }, { id: 2 }], comments: [{ id: 1, postId: 1 }, { id: 2, postId: 9 }, { id: 3, postId: 2 }], notes: [{ id: 1 }] };
 
 test("a create with an id already held is 409 ID_CONFLICT, and nothing is stored", async () => {
-  const server = await startServer({ db: DB });
+  const server = await startDialect(DB);
   try {
     const res = await send(server.url, "POST", "/posts", { json: { id: 1, title: "again" } });
     assert.equal(res.status, 409);
@@ -21,7 +22,7 @@ test("a create with an id already held is 409 ID_CONFLICT, and nothing is stored
 });
 
 test("a delete takes the records that name the one deleted, and theirs; a record already naming no one stays", async () => {
-  const server = await startServer({ db: { ...DB, replies: [{ id: 1, commentId: 3 }] } });
+  const server = await startDialect({ ...DB, replies: [{ id: 1, commentId: 3 }] });
   try {
     assert.equal((await send(server.url, "DELETE", "/posts/2")).status, 200);
     const data = (await send(server.url, "GET", "/db")).body as Record<string, unknown[]>;
@@ -33,7 +34,7 @@ test("a delete takes the records that name the one deleted, and theirs; a record
 });
 
 test("a nested list keeps its parent's filter even when no record holds the member", async () => {
-  const server = await startServer({ db: { posts: [{ id: 1 }], comments: [{ id: 1 }] } });
+  const server = await startDialect({ posts: [{ id: 1 }], comments: [{ id: 1 }] });
   try {
     assert.deepEqual((await send(server.url, "GET", "/posts/1/comments")).body, []);
   } finally {
@@ -42,7 +43,7 @@ test("a nested list keeps its parent's filter even when no record holds the memb
 });
 
 test("a body of another media type than JSON or a form is 415; a form and no body are taken", async () => {
-  const server = await startServer({ db: DB });
+  const server = await startDialect(DB);
   try {
     const res = await send(server.url, "POST", "/notes", { headers: { "content-type": "text/plain" } });
     assert.equal(res.status, 415);
@@ -75,5 +76,67 @@ test("createFetchApp takes a db.json in json-server's dialect, and the built-in 
   } finally {
     await app.close();
     await builtIn.close();
+  }
+});
+
+test("a method json-server has no route for is 404 on every path, as json-server answers it, where the native API answers 405", async () => {
+  const server = await startDialect(DB);
+  try {
+    for (const [method, path] of [["PROPFIND", "/posts"], ["LOCK", "/posts/1"], ["REPORT", "/posts/1/comments"], ["PURGE", "/"], ["TRACE", "/db"]] as const) {
+      const res = await send(server.url, method, path);
+      assert.equal(res.status, 404, `${method} ${path}`);
+      assert.deepEqual(res.body, { error: "Not Found" }, `${method} ${path}`);
+      assert.equal(res.headers.allow, undefined);
+    }
+    assert.deepEqual((await send(server.url, "GET", "/posts")).body, DB.posts);
+  } finally {
+    await server.close();
+  }
+});
+
+test("PUT /__control/data loads a db.json's whole data in the dialect; the snapshot goes back in, and reset brings the file's data back", async () => {
+  const server = await startDialect(DB, { control: true });
+  try {
+    const snapshot = (await send(server.url, "GET", "/__control/snapshot")).body;
+    assert.deepEqual(snapshot, DB);
+    const loaded = { posts: [{ id: 7, title: "loaded" }], profile: { name: "typicode" } };
+    assert.equal((await send(server.url, "PUT", "/__control/data", { json: loaded })).status, 204);
+    assert.deepEqual((await send(server.url, "GET", "/db")).body, loaded);
+    assert.deepEqual((await send(server.url, "GET", "/posts/7")).body, loaded.posts[0]);
+    assert.deepEqual((await send(server.url, "POST", "/posts", { json: {} })).body, { id: 8 });
+    // What the data leaves out is no longer served, as on a server started on that db.json.
+    assert.deepEqual((await send(server.url, "GET", "/comments")).body, { error: "Not Found" });
+    assert.equal((await send(server.url, "PUT", "/__control/data", { json: snapshot })).status, 204);
+    assert.deepEqual((await send(server.url, "GET", "/db")).body, DB);
+    await send(server.url, "PUT", "/__control/data", { json: loaded });
+    assert.equal((await send(server.url, "POST", "/__control/reset")).status, 204);
+    assert.deepEqual((await send(server.url, "GET", "/db")).body, DB);
+  } finally {
+    await server.close();
+  }
+});
+
+test("PUT /__control/data refuses what a db.json cannot hold with 400 VALIDATION_FAILED, and data past STORE_LIMIT with 507, changing nothing", async () => {
+  const server = await startDialect(DB, { control: true, storeLimit: 4096 });
+  try {
+    const refusals: Array<[unknown, number, string, unknown]> = [
+      [{ "a/b": [] }, 400, "VALIDATION_FAILED", [{ path: "", message: 'db.json "a/b": a name is a path segment of 1 to 64 letters, digits, _ and -' }]],
+      [{ healthz: [] }, 400, "VALIDATION_FAILED", [{ path: "", message: 'db.json "healthz": /healthz is the server\'s own path; name the collection otherwise' }]],
+      [{ posts: [1] }, 400, "VALIDATION_FAILED", [{ path: "", message: 'db.json "posts"[0] is not an object' }]],
+      [{ posts: [{ id: 1 }, { id: 1 }] }, 400, "VALIDATION_FAILED", [{ path: "", message: 'db.json "posts" holds id 1 twice' }]],
+      [{ posts: [], count: 3 }, 400, "VALIDATION_FAILED", [{ path: "count", message: "is neither an array of records nor an object" }]],
+      [{ posts: [{ id: 1, text: "x".repeat(5000) }] }, 507, "STORE_FULL", undefined],
+    ];
+    for (const [data, status, code, errors] of refusals) {
+      const res = await send(server.url, "PUT", "/__control/data", { json: data });
+      assert.equal(res.status, status, JSON.stringify(data).slice(0, 40));
+      const body = res.body as { code: string; message: string; errors?: unknown };
+      assert.equal(body.code, code);
+      assert.match(body.message, /nothing was changed/);
+      assert.deepEqual(body.errors, errors);
+    }
+    assert.deepEqual((await send(server.url, "GET", "/db")).body, DB);
+  } finally {
+    await server.close();
   }
 });

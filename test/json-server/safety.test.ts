@@ -3,7 +3,7 @@
 // and the store limit apply as they do to the native API.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startServer } from "../../src/index.ts";
+import { startDialect } from "./target.ts";
 import { send } from "./support.ts";
 
 /** Sends `path`, and meanwhile asks /healthz after 50 ms; the time /healthz took, and the list's answer. */
@@ -18,7 +18,7 @@ async function healthDuring(url: string, path: string) {
 
 test("a catastrophic _like pattern over long texts is matched in linear time: /healthz answers within 1 s", async () => {
   const long = "a".repeat(50_000);
-  const server = await startServer({ db: { texts: Array.from({ length: 40 }, (_, id) => ({ id: id + 1, body: `${long}!` })) } });
+  const server = await startDialect({ texts: Array.from({ length: 40 }, (_, id) => ({ id: id + 1, body: `${long}!` })) });
   try {
     const { health, took, list } = await healthDuring(server.url, `/texts?body_like=${encodeURIComponent("(a+)+$")}`);
     assert.equal(health.status, 200);
@@ -32,7 +32,7 @@ test("a catastrophic _like pattern over long texts is matched in linear time: /h
 
 test("q and _like scans of 100,000 records go in slices: /healthz answers within 1 s, and the scan finds its records", async () => {
   const records = Array.from({ length: 100_000 }, (_, index) => ({ id: index + 1, title: `title ${index}`, body: `some text of record ${index}`, tags: ["x", "y"] }));
-  const server = await startServer({ db: { records }, storeLimit: 256 * 1024 * 1024 });
+  const server = await startDialect({ records }, { storeLimit: 256 * 1024 * 1024 });
   try {
     for (const path of ["/records?q=record%2099999", "/records?body_like=record%209999%24", "/records?title_like=%5Etitle%20(1%7C2)9999%24"]) {
       const { health, took, list } = await healthDuring(server.url, path);
@@ -47,7 +47,7 @@ test("q and _like scans of 100,000 records go in slices: /healthz answers within
 });
 
 test("a _like pattern this server does not take is a 400 with a catalogued code; nothing else is refused", async () => {
-  const server = await startServer({ db: { posts: [{ id: 1, title: "a" }] } });
+  const server = await startDialect({ posts: [{ id: 1, title: "a" }] });
   try {
     for (const pattern of ["(a", "\\1", "(?=a)", "a{1000}", "x".repeat(201)]) {
       const res = await send(server.url, "GET", `/posts?title_like=${encodeURIComponent(pattern)}`);
@@ -63,7 +63,7 @@ test("a _like pattern this server does not take is a 400 with a catalogued code;
 });
 
 test("tokens, the body limit, the store limit and Host checks hold in the dialect", async () => {
-  const server = await startServer({ db: { posts: [{ id: 1 }] }, authTokens: "read:r1,write:w1", bodyLimit: 100, storeLimit: 200 });
+  const server = await startDialect({ posts: [{ id: 1 }] }, { authTokens: "read:r1,write:w1", bodyLimit: 100, storeLimit: 200 });
   try {
     assert.equal((await send(server.url, "GET", "/posts")).status, 401);
     const read = { authorization: "Bearer r1" };
@@ -86,8 +86,8 @@ test("tokens, the body limit, the store limit and Host checks hold in the dialec
 });
 
 test("a page on another origin gets no CORS headers by default; CORS_ORIGINS (corsOrigins) allows an app's origin, without credentials", async () => {
-  const closed = await startServer({ db: { posts: [] } });
-  const open = await startServer({ db: { posts: [] }, corsOrigins: ["https://app.example.com"] });
+  const closed = await startDialect({ posts: [] });
+  const open = await startDialect({ posts: [] }, { corsOrigins: ["https://app.example.com"] });
   try {
     const refused = await send(closed.url, "GET", "/posts", { headers: { origin: "https://app.example.com" } });
     assert.equal(refused.headers["access-control-allow-origin"], undefined);

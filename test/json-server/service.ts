@@ -1,7 +1,7 @@
 // json-server 1.0's Service, as its tests call it, reached over HTTP instead of in process:
 // each method is the request its app makes for it, and `undefined` stands for a 404, as the
 // Service's own `undefined` becomes one. The ports of service.test.ts call this.
-import { type RunningServer, startServer } from "../../src/index.ts";
+import { type DialectServer, startDialect } from "./target.ts";
 import { send } from "./support.ts";
 
 type Item = Record<string, unknown>;
@@ -10,7 +10,7 @@ type FindOptions = { where?: Record<string, unknown>; sort?: string; page?: numb
 
 /** A Service over a server started on `data`; `setData` starts it again on other data, as assigning `db.data` does upstream. */
 export function httpService() {
-  let server: RunningServer | undefined;
+  let server: DialectServer | undefined;
   const url = () => server!.url;
   const answer = async (method: string, path: string, json?: unknown) => {
     const res = await send(url(), method, path, json === undefined ? {} : { json });
@@ -25,7 +25,7 @@ export function httpService() {
   return {
     async setData(data: unknown) {
       await server?.close();
-      server = await startServer({ db: structuredClone(data) });
+      server = await startDialect(structuredClone(data));
     },
     /** The data held now, as upstream reads `db.data`. */
     async data(): Promise<Record<string, Item[]>> {

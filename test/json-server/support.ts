@@ -1,11 +1,12 @@
-// What the ports of json-server's own tests share: a server started in this process on each
-// test's db.json, reached over a real socket, and the requests their assertions are made on.
+// What the ports of json-server's own tests share: a server started on each test's db.json
+// (target.ts), reached over a real socket, and the requests their assertions are made on.
 // Each port keeps its upstream assertions; where this server differs from json-server on
 // purpose (docs/json-server.md), the test says so with `differs`, which asserts that the
 // upstream assertion fails, so that the list of differences cannot go stale.
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
-import { type RunningServer, type ServerOptions, startServer } from "../../src/index.ts";
+import type { ServerOptions } from "../../src/index.ts";
+import { type DialectServer, startDialect } from "./target.ts";
 
 /** An answer as the ports read it: supertest's status, headers (lower case) and parsed body. */
 export type Answer = { status: number; headers: Record<string, string>; body: unknown; text: string };
@@ -15,8 +16,8 @@ export type Sent = { json?: unknown; form?: Record<string, string | number | boo
 
 /** A server over `db`, started on first use, so that a test may change its db.json before (as upstream tests change their `db`). */
 export function lazyServer(db: () => unknown, options: ServerOptions = {}) {
-  let running: Promise<RunningServer> | undefined;
-  const server = () => (running ??= startServer({ db: structuredClone(db()), ...options }));
+  let running: Promise<DialectServer> | undefined;
+  const server = () => (running ??= startDialect(structuredClone(db()), options));
   return {
     server,
     request: async (method: string, path: string, sent: Sent = {}) => send((await server()).url, method, path, sent),

@@ -1,5 +1,5 @@
 // Ported from json-server v0.17.4, __tests__/server/plural.js (MIT, typicode): every test that
-// applies over HTTP, with its assertions; only how the server is started (startServer on the
+// applies over HTTP, with its assertions; only how the server is started (target.ts, on the
 // test's db.json) and reached (a real socket) is adapted, and the upstream `db` the router
 // wrote to is read back with GET /db. Not ported, as they configure json-server's library
 // rather than its HTTP: "Rewriter" (6 tests), "router.render" (1), "router.db._.id" (2) and

@@ -1,9 +1,9 @@
 // Ported from json-server v1.0.0-beta.15, src/app.test.ts (MIT, typicode), with its assertions;
-// only how the server is started (startServer on the test's db.json) and reached is adapted.
+// only how the server is started (target.ts, on the test's db.json) and reached is adapted.
 // The same server serves the cases in order, as upstream's does.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type RunningServer, startServer } from "../../src/index.ts";
+import { type DialectServer, startDialect } from "./target.ts";
 import { differs } from "./support.ts";
 
 type Case = { method: string; url: string; statusCode: number };
@@ -13,12 +13,14 @@ const data = () => ({
   comments: [{ id: "1", postId: "1" }],
   object: { f1: "foo" },
 });
-let server: RunningServer;
+let server: DialectServer;
 let port: number;
-before(async () => {
-  server = await startServer({ db: data() });
-  port = server.port;
-});
+/** A server on the test's data, as upstream's app is created on its db. */
+async function start(): Promise<void> {
+  server = await startDialect(data());
+  port = Number(new URL(server.url).port);
+}
+before(start);
 after(() => server.close());
 
 // URLs
@@ -108,7 +110,8 @@ await test("createApp", async (t) => {
 
   await t.test("GET /posts?_where=... uses JSON query", async () => {
     // Reset data since previous tests may have modified it
-    await server.reset();
+    await server.close();
+    await start();
     const where = encodeURIComponent(JSON.stringify({ title: { eq: "foo" } }));
     const response = await fetch(`http://localhost:${port}/posts?_where=${where}`);
     assert.equal(response.status, 200);

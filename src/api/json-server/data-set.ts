@@ -6,7 +6,10 @@ import { dbJsonResources, readDbJson, ResourcesFileError } from "../resources-fi
 import { SEED_USERS } from "../resources/users.ts";
 import { readDialectBody } from "./body.ts";
 import { type DbFile, describeDb, openJsonServerDb, readDbFile } from "./database.ts";
-import { dialectHandlers, jsonServerRoutes } from "./routes.ts";
+import { dialectHandlers, jsonServerRoutes, unknownMethod } from "./routes.ts";
+import { HttpError } from "../errors.ts";
+import { clip } from "../input.ts";
+import type { SeedRecords } from "../../store/records.ts";
 
 /** The HTTP an instance speaks: its own API, or json-server's over a db.json. */
 export const DIALECTS = ["native", "json-server"] as const;
@@ -47,7 +50,28 @@ export function builtInDb(seed: Record<string, unknown> | undefined): Record<str
 export function createJsonServerDataSet(file: DbFile, storeLimit: number): DataSet {
   const db = openJsonServerDb(file, storeLimit);
   const routes = jsonServerRoutes(db);
-  return { resources: {}, store: db.store, dialect: { routes, bodyHandlers: new Set(dialectHandlers(routes)), readBody: readDialectBody } };
+  const dialect = { routes, bodyHandlers: new Set(dialectHandlers(routes)), readBody: readDialectBody, unknownMethod: unknownMethod(), checkData: checkDbData };
+  return { resources: {}, store: db.store, dialect };
+}
+
+/**
+ * The data `PUT /__control/data` loads in json-server's dialect: a db.json's whole object,
+ * checked as the file is at start-up, which takes the place of everything held; what it
+ * leaves out is no longer served. A member it could not serve is a 400, and nothing changes.
+ */
+export function checkDbData(body: unknown): SeedRecords {
+  let file: DbFile;
+  try {
+    file = readDbFile(body);
+  } catch (error) {
+    if (!(error instanceof ResourcesFileError)) throw error;
+    throw new HttpError("VALIDATION_FAILED", `The data is not a db.json: ${error.message}; nothing was changed`, { errors: [{ path: "", message: error.message }] });
+  }
+  if (file.ignored.length > 0) {
+    const errors = file.ignored.map((name) => ({ path: clip(name), message: "is neither an array of records nor an object" }));
+    throw new HttpError("VALIDATION_FAILED", `The data is not a db.json: ${errors.map((error) => `"${error.path}"`).join(", ")} ${errors.length === 1 ? "is" : "are"} neither an array of records nor an object; nothing was changed`, { errors });
+  }
+  return file.data as SeedRecords;
 }
 
 /** What an instance serves: json-server's dialect over a db.json's data, or the native API's resources and seed. */

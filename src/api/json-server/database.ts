@@ -123,6 +123,12 @@ export function openJsonServerDb(file: DbFile, limit: number): JsonServerDb {
   }
   load(starting);
 
+  /** Data to load in place of all, when it fits the limit; 507, and nothing changed, when it does not. */
+  function withinLimit(text: string): string {
+    if (text.length > limit) throw new StoreError("STORE_FULL", `The data takes ${text.length} bytes, past the store limit of ${limit}; nothing was changed`);
+    return text;
+  }
+
   /** Takes `added` more bytes for a write, or refuses it with 507 as the native store does. */
   function charge(added: number): void {
     if (cost + added > limit) throw new StoreError("STORE_FULL", `This write would take the records past the store limit of ${limit} bytes; nothing was stored. Deleting records frees room`);
@@ -209,7 +215,8 @@ export function openJsonServerDb(file: DbFile, limit: number): JsonServerDb {
       collection: () => {
         throw new TypeError("The json-server dialect's data has no native collections");
       },
-      reset: async () => load(starting),
+      // PUT /__control/data's records (checked by checkDbData) in place of all, or the file's again.
+      reset: async (records) => load(records === undefined ? starting : withinLimit(JSON.stringify(records))),
       snapshot: async () => structuredClone(db.whole()) as never,
       counts: () => Object.fromEntries([...collections].map(([name, collection]) => [name, collection.records.length])),
       ready: () => true,

@@ -61,6 +61,11 @@ function wait(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
 
+/** What a method no route takes gets, as json-server answers it (an unknown method is a path it has no route for). */
+export function unknownMethod(): Reply {
+  return { ...routeNotFound(), headers: { ...NO_CACHE } };
+}
+
 /** A path json-server has no route for: 1.0's body (0.17 sends an HTML page). */
 function routeNotFound(): Reply {
   return { status: 404, body: { error: "Not Found" } };
