@@ -5,6 +5,7 @@ import { join } from "node:path";
 /** Tests that need a program beyond Node and npm (scripts/system-packages.ts installs them): test:all runs them. */
 export const SYSTEM_TESTS: readonly string[] = [
   "test/browser/cors.test.ts",
+  "test/browser/json-server-home.test.ts",
   "test/journal/strace.test.ts",
   "test/journal/strace-server.test.ts",
   "test/postgres/creates.test.ts",

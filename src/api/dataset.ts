@@ -35,13 +35,15 @@ export type DataSet = { resources: ResourceMap; store: Store; firstIds?: (name: 
 
 /**
  * What json-server's dialect serves in place of the resources' routes: its own route table, the
- * handlers whose bodies it reads itself (a form, or none), with how, its answer to a method no
- * route takes, and its check of the data `PUT /__control/data` loads (api/json-server/).
+ * handlers whose bodies it reads itself (a form, or none), with how, how it reads a path's ids
+ * (any text), its answer to a method no route takes, and its check of the data
+ * `PUT /__control/data` loads (api/json-server/).
  */
 export type DialectRoutes = {
   routes: ApiRoute[];
   bodyHandlers: ReadonlySet<Handler>;
   readBody: BodyReader;
+  readId: (text: string) => string;
   unknownMethod: Reply;
   checkData: (body: unknown) => SeedRecords;
 };

@@ -21,7 +21,7 @@ import { createHandlers, type Handlers, type ListenerOptions } from "./listener.
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = Omit<
   ListenerOptions,
-  "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout" | "requestLog" | "quiet" | "writeOnly" | "bodiless" | "ownBodies" | "unknownMethod"
+  "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout" | "requestLog" | "quiet" | "writeOnly" | "bodiless" | "ownBodies" | "unknownMethod" | "readStringId"
 > & {
   /**
    * How many requests the control log keeps for `GET /__control/requests` (1000), with `control`;
@@ -186,6 +186,7 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
     bodiless,
     ownBodies: data.dialect === undefined ? undefined : { handlers: data.dialect.bodyHandlers, read: data.dialect.readBody },
     unknownMethod: data.dialect?.unknownMethod,
+    readStringId: data.dialect?.readId,
   });
   return { ...handlers, data };
 }

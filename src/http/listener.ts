@@ -70,6 +70,8 @@ export type ListenerOptions = AccessOptions & {
   bodiless?: ReadonlySet<Handler>;
   /** Handlers that read their bodies' media type and bytes themselves (the json-server dialect), and how. */
   ownBodies?: { handlers: ReadonlySet<Handler>; read: BodyReader };
+  /** How the `stringIds` routes read a path's ids; parseStringId by default, any text in json-server's dialect. */
+  readStringId?: (text: string) => RecordId;
   /** The answer, in place of 405, to a method no route of a path takes: json-server's dialect answers 404. */
   unknownMethod?: Reply;
 };
@@ -157,6 +159,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const bodiless = options.bodiless ?? new Set();
   const ownBodies = options.ownBodies;
   const unknownMethod = options.unknownMethod;
+  const readStringId = options.readStringId ?? parseStringId;
   // The connections a `Prefer: fault=reset` dropped, whose queued requests are not carried out.
   // Fast path: counted, so that a server that never dropped one looks nothing up.
   const dropped = new WeakSet<object>();
@@ -412,7 +415,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     const { request } = exchange;
     const params: Record<string, RecordId> = {};
     // Every path parameter of this API is an id (contract 2), checked before the body.
-    for (const name in found) params[name] = stringIds.size !== 0 && stringIds.has(handler) ? parseStringId(found[name]!) : parseId(found[name]!);
+    for (const name in found) params[name] = stringIds.size !== 0 && stringIds.has(handler) ? readStringId(found[name]!) : parseId(found[name]!);
     const queryStart = url.indexOf("?");
     const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
     const headers = request.headers;

@@ -140,3 +140,23 @@ test("PUT /__control/data refuses what a db.json cannot hold with 400 VALIDATION
     await server.close();
   }
 });
+
+test("a path segment is any percent-decoded text, as json-server reads it: an id with a dot or a space is found, /favicon.ico is 404, bad percent-encoding 400", async () => {
+  const server = await startDialect({ posts: [{ id: "v1.2 final", title: "dotted" }] });
+  try {
+    const found = await send(server.url, "GET", "/posts/v1.2%20final");
+    assert.equal(found.status, 200);
+    assert.deepEqual(found.body, { id: "v1.2 final", title: "dotted" });
+    const created = await send(server.url, "POST", "/posts", { json: { id: "a/b", title: "slashed" } });
+    assert.equal(created.headers.location, "/posts/a%2Fb");
+    assert.deepEqual((await send(server.url, "GET", created.headers.location!)).body, { id: "a/b", title: "slashed" });
+    const icon = await send(server.url, "GET", "/favicon.ico");
+    assert.equal(icon.status, 404);
+    assert.deepEqual(icon.body, { error: "Not Found" });
+    const bad = await send(server.url, "GET", "/posts/%E0%A4%A");
+    assert.equal(bad.status, 400);
+    assert.equal((bad.body as { code: string }).code, "INVALID_ID");
+  } finally {
+    await server.close();
+  }
+});

@@ -6,7 +6,7 @@ import { dbJsonResources, readDbJson, ResourcesFileError } from "../resources-fi
 import { SEED_USERS } from "../resources/users.ts";
 import { readDialectBody } from "./body.ts";
 import { type DbFile, describeDb, openJsonServerDb, readDbFile } from "./database.ts";
-import { dialectHandlers, jsonServerRoutes, unknownMethod } from "./routes.ts";
+import { dialectHandlers, jsonServerRoutes, readSegment, unknownMethod } from "./routes.ts";
 import { HttpError } from "../errors.ts";
 import { clip } from "../input.ts";
 import type { SeedRecords } from "../../store/records.ts";
@@ -50,7 +50,7 @@ export function builtInDb(seed: Record<string, unknown> | undefined): Record<str
 export function createJsonServerDataSet(file: DbFile, storeLimit: number): DataSet {
   const db = openJsonServerDb(file, storeLimit);
   const routes = jsonServerRoutes(db);
-  const dialect = { routes, bodyHandlers: new Set(dialectHandlers(routes)), readBody: readDialectBody, unknownMethod: unknownMethod(), checkData: checkDbData };
+  const dialect = { routes, bodyHandlers: new Set(dialectHandlers(routes)), readBody: readDialectBody, readId: readSegment, unknownMethod: unknownMethod(), checkData: checkDbData };
   return { resources: {}, store: db.store, dialect };
 }
 

@@ -3,7 +3,7 @@ import type { Reply } from "../reply.ts";
 
 const HTML = "text/html; charset=utf-8";
 
-/** The page: each collection with its link, each singular resource, and `/db`. */
+/** The page: each collection with its link, each singular resource, and `/db`; an empty icon, so a browser asks for no `/favicon.ico`. */
 export function homePage(names: { collections: string[]; singulars: string[] }): Reply {
   const item = (name: string, what: string) => `<li><a href="/${name}">/${name}</a> <span class="what" data-name="${name}">${what}</span></li>`;
   const html = `<!doctype html>
@@ -12,6 +12,7 @@ export function homePage(names: { collections: string[]; singulars: string[] }):
 <meta charset="utf-8">
 <title>rest-reference-server: JSON Server's API</title>
 <link rel="stylesheet" href="/style.css">
+<link rel="icon" href="data:,">
 </head>
 <body>
 <h1>rest-reference-server</h1>

@@ -2,6 +2,7 @@
 // Every path of one to three segments is taken by the dialect for every method, so that what
 // json-server answers 404 (`POST /posts/1`, `PUT /posts`) is answered here, not by the router.
 import { HttpError } from "../errors.ts";
+import { clip } from "../input.ts";
 import type { ApiRoute, Handler, HandlerRequest } from "../handler.ts";
 import type { JsonObject } from "../json.ts";
 import type { Reply } from "../reply.ts";
@@ -59,6 +60,19 @@ function delayed(request: HandlerRequest, make: () => Awaitable<Reply>): Awaitab
 
 function wait(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
+
+/**
+ * A path segment as json-server reads it: any text, percent-decoded, since a db.json's ids (and
+ * paths such as `/favicon.ico`) are not bound to the native API's id characters. What is not
+ * valid percent-encoding is a 400, as Express answers it.
+ */
+export function readSegment(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch (cause) {
+    throw new HttpError("INVALID_ID", `A path segment must be valid percent-encoding, not "${clip(text)}"`, { cause });
+  }
 }
 
 /** What a method no route takes gets, as json-server answers it (an unknown method is a path it has no route for). */
