@@ -46,6 +46,45 @@ test("q and _like scans of 100,000 records go in slices: /healthz answers within
   }
 });
 
+test("a few values of millions of characters cannot hold the process: _like reads a value's first 10,000 characters, and /healthz answers within 1 s", async () => {
+  // About 150 states over every character: 2,000,000 characters would take seconds each.
+  const pattern = encodeURIComponent("[a-z]{1,50}x");
+  const long = "a".repeat(2_000_000);
+  const texts = Array.from({ length: 20 }, (_, index) => ({ id: index + 1, body: `${long}x` }));
+  texts.push({ id: 21, body: `${"a".repeat(9_000)}x${long}` });
+  const server = await startDialect({ texts }, { storeLimit: 256 * 1024 * 1024 });
+  try {
+    const { health, took, list } = await healthDuring(server.url, `/texts?body_like=${pattern}`);
+    assert.equal(health.status, 200);
+    assert.ok(took < 1000, `/healthz took ${Math.round(took)} ms`);
+    assert.equal(list.status, 200);
+    // Only the record with its match within the first 10,000 characters is found.
+    assert.deepEqual((list.body as Array<{ id: number }>).map((record) => record.id), [21]);
+  } finally {
+    await server.close();
+  }
+});
+
+test("_like's $ matches only at a value's own end, never where the reading stops; q searches a long value whole", async () => {
+  const posts = [
+    { id: 1, body: "b".repeat(10_000) + "c" },
+    { id: 2, body: "b".repeat(10_000) },
+    // A match across the seam of q's 65,536-character chunks, and one at the end of 3,000,000 characters.
+    { id: 3, body: `${"x".repeat(65_533)}NEEDLE` },
+    { id: 4, body: `${"y".repeat(3_000_000)}Haystack` },
+  ];
+  const server = await startDialect({ posts }, { storeLimit: 256 * 1024 * 1024 });
+  try {
+    const ids = async (path: string) => ((await send(server.url, "GET", path)).body as Array<{ id: number }>).map((record) => record.id);
+    assert.deepEqual(await ids(`/posts?body_like=${encodeURIComponent("b$")}`), [2]);
+    assert.deepEqual(await ids(`/posts?body_like=${encodeURIComponent("^bb")}`), [1, 2]);
+    assert.deepEqual(await ids("/posts?q=needle"), [3]);
+    assert.deepEqual(await ids("/posts?q=HAYSTACK"), [4]);
+  } finally {
+    await server.close();
+  }
+});
+
 test("a _like pattern this server does not take is a 400 with a catalogued code; nothing else is refused", async () => {
   const server = await startDialect({ posts: [{ id: 1, title: "a" }] });
   try {

@@ -5,10 +5,19 @@
 // (Thompson's construction), so a text of n characters costs at most n times its states.
 import { HttpError } from "../errors.ts";
 
-/** The longest pattern taken, and the most states its automaton may have; past either it is refused with 400. */
-export const LIKE_LIMITS = { pattern: 200, states: 256, repeat: 50 } as const;
+/**
+ * The longest pattern taken, the most states its automaton may have and the most times a
+ * `{n,m}` repeats (past any of them the pattern is refused with 400), and how many characters of
+ * a value are matched: at most 256 states over 10,000 characters is about 60 ms of one core, so
+ * that no single value, however long, holds the process for long between two records of a scan.
+ */
+export const LIKE_LIMITS = { pattern: 200, states: 256, repeat: 50, text: 10_000 } as const;
 
-/** A compiled `_like` pattern: whether a text holds a match, case-insensitively, as `new RegExp(pattern, "i").test` says. */
+/**
+ * A compiled `_like` pattern: whether a text holds a match, case-insensitively, as
+ * `new RegExp(pattern, "i").test` says, within its first LIKE_LIMITS.text characters (a `$`
+ * matches only at the text's own end, never where the reading stops).
+ */
 export type Like = (text: string) => boolean;
 
 type Test = (char: string) => boolean;
@@ -35,7 +44,7 @@ export function compileLike(pattern: string): Like {
   const states: State[] = [];
   const match = add(states, { kind: "match" });
   const start = compile(node, match, states);
-  return (text) => run(states, start, text.toLowerCase());
+  return (text) => run(states, start, (text.length > LIKE_LIMITS.text ? text.slice(0, LIKE_LIMITS.text) : text).toLowerCase(), text.length);
 }
 
 function refuse(what: string): never {
@@ -244,8 +253,8 @@ function optionalCopies(node: { node: Node; min: number; max: number }, next: nu
   return at;
 }
 
-/** Whether some path through the automaton from `start` reaches its match over part of `text`. */
-function run(states: State[], start: number, text: string): boolean {
+/** Whether some path through the automaton from `start` reaches its match over part of `text`, the first characters of a text `length` long. */
+function run(states: State[], start: number, text: string, length: number): boolean {
   let current: number[] = [];
   let following: number[] = [];
   const seen = new Int32Array(states.length).fill(-1);
@@ -263,7 +272,7 @@ function run(states: State[], start: number, text: string): boolean {
       case "start":
         return at === 0 && enter(list, held.next, at);
       case "end":
-        return at === text.length && enter(list, held.next, at);
+        return at === length && enter(list, held.next, at);
       case "char":
         list.push(state);
         return false;

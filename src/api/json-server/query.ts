@@ -273,9 +273,22 @@ function searchCondition(q: string): Condition {
       for (const member of Object.values(value)) if (holds(member, depth + 1)) return true;
       return false;
     }
-    return Boolean(value) && String(value).toLowerCase().includes(wanted);
+    return Boolean(value) && includesFolded(String(value), wanted);
   };
   return { costly: true, test: (record) => holds(record, 0) };
+}
+
+/** How much of a long value `q` lowers at once: a value of tens of megabytes is searched whole, but never copied whole. */
+const SEARCH_CHUNK = 65_536;
+
+/** Whether `text`, lowered, holds `wanted` (already lowered); read in overlapping chunks, so its lowered copy is at most a chunk. */
+function includesFolded(text: string, wanted: string): boolean {
+  if (text.length <= SEARCH_CHUNK) return text.toLowerCase().includes(wanted);
+  for (let at = 0; at < text.length; at += SEARCH_CHUNK) {
+    // Each chunk reaches into the next by the search's length, so a match across the seam is found.
+    if (text.slice(at, at + SEARCH_CHUNK + wanted.length).toLowerCase().includes(wanted)) return true;
+  }
+  return false;
 }
 
 /** json-server's order: numbers by value, texts by code unit, absent members last when ascending; ties keep the held order. */
