@@ -32,6 +32,15 @@ export function blackBoxFiles(): string[] {
 }
 
 /**
+ * json-server's dialect, tested from outside on each test's db.json (test/json-server/target.ts
+ * starts the server TEST_TARGET names): the runtime matrix runs them on every runtime, beside
+ * the black-box suite, whose DATA_DIR and token passes they have no part in.
+ */
+export function dialectFiles(): string[] {
+  return testsIn("test/json-server");
+}
+
+/**
  * The black-box files of a connection's own rules (pipelining, bad bytes, time-outs, shutdown),
  * which are startServer's socket: the fetch target, createFetchApp behind a thin server, leaves them out.
  */

@@ -227,7 +227,7 @@ export const SETTINGS: readonly Setting[] = [
     variable: "DB_FILE",
     flag: "--db",
     shown: "",
-    meaning: "A json-server `db.json` to serve, also given as the command's one argument: each top-level array is a collection, its records the starting data. The file is never written.",
+    meaning: "A json-server `db.json` to serve, also given as the command's one argument: each top-level array is a collection, its records the starting data, and in json-server's dialect (see `DIALECT`) each top-level object a singular resource. The file is never written.",
     read: (text) => text,
     placeholder: "file",
   },

@@ -1,6 +1,6 @@
 // Ported from json-server v0.17.4, __tests__/cli/index.js (MIT, typicode): the tests whose
-// flags this server has a setting for, against the built command (`dist/main.js`) on the
-// test's db.json, with their assertions; only how the command is started (its own settings in
+// flags this server has a setting for, against the built command (`dist/main.js`, or the runtime
+// TEST_TARGET names) on the test's db.json, with their assertions; only how the command is started (its own settings in
 // place of json-server's flags: READ_ONLY for --read-only, DELAY for -d, CORS_ORIGINS=off for
 // --no-cors) and reached is adapted. Not ported, having no counterpart here: JS and remote
 // seeds (seed.js, seed.cjs, a URL), routes files, middlewares, -i, --foreignKeySuffix, a static
@@ -12,9 +12,23 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
+import { serverCommand, targetMode } from "../support/target.ts";
 import { differs, send } from "./support.ts";
 
 const MAIN = join(import.meta.dirname, "../../dist/main.js");
+
+/** The command under test: the built one, or the runtime TEST_TARGET names (test/support/target.ts). */
+function command(args: string[]): { command: string; args: string[]; cwd?: string } {
+  const mode = targetMode();
+  if (mode === "inprocess" || mode === "fetch" || (mode === "dist" && process.env.TEST_DIST_DIR === undefined)) return { command: process.execPath, args: [MAIN, ...args] };
+  const started = serverCommand(mode, false);
+  return { ...started, args: [...started.args, ...args] };
+}
+
+/** The environment the command gets: `env` alone, with what a runtime needs to start (its PATH and home). */
+function commandEnv(env: Record<string, string> = {}): Record<string, string | undefined> {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, DENO_NO_UPDATE_CHECK: "1", ...env };
+}
 let dir: string;
 let dbFile: string;
 let child: ReturnType<typeof spawn> | undefined;
@@ -35,7 +49,8 @@ afterEach(async () => {
 
 /** Starts the command on `args` with `env`; its URL once it says it listens. */
 async function cli(args: string[], env: Record<string, string> = {}): Promise<string> {
-  child = spawn(process.execPath, [MAIN, "--port", "0", ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const started = command(["--port", "0", ...args]);
+  child = spawn(started.command, started.args, { cwd: started.cwd, env: commandEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   for await (const chunk of child.stdout!.setEncoding("utf8")) {
     out += chunk as string;
@@ -117,7 +132,8 @@ describe("non existent db.json", () => {
 describe("db.json with error", () => {
   test("should exit with an error", async () => {
     writeFileSync(join(dir, "db-error.json"), JSON.stringify({ "a/b": [] }));
-    child = spawn(process.execPath, [MAIN, "--port", "0", join(dir, "db-error.json")], { stdio: "ignore" });
+    const started = command(["--port", "0", join(dir, "db-error.json")]);
+    child = spawn(started.command, started.args, { cwd: started.cwd, env: commandEnv(), stdio: "ignore" });
     const [code] = await once(child, "exit");
     assert.equal(code, 1);
   });
