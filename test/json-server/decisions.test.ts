@@ -82,7 +82,7 @@ test("createFetchApp takes a db.json in json-server's dialect, and the built-in 
 test("a method json-server has no route for is 404 on every path, as json-server answers it, where the native API answers 405", async () => {
   const server = await startDialect(DB);
   try {
-    for (const [method, path] of [["PROPFIND", "/posts"], ["LOCK", "/posts/1"], ["REPORT", "/posts/1/comments"], ["PURGE", "/"], ["TRACE", "/db"]] as const) {
+    for (const [method, path] of [["PROPFIND", "/posts"], ["LOCK", "/posts/1"], ["REPORT", "/posts/1/comments"], ["PURGE", "/"], ["MKCOL", "/db"]] as const) {
       const res = await send(server.url, method, path);
       assert.equal(res.status, 404, `${method} ${path}`);
       assert.deepEqual(res.body, { error: "Not Found" }, `${method} ${path}`);
