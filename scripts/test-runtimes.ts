@@ -1,9 +1,10 @@
-// The runtime matrix: the black-box suite against a server process on node (tsx), the copied build, Deno and Bun.
+// The runtime matrix: the black-box suite and json-server's dialect's tests against a server process on node (tsx), the copied build, Deno and Bun.
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureRuntimes } from "./install-runtimes.ts";
+import { dialectFiles } from "./test-sets.ts";
 
 const MODES = ["node", "dist", "deno", "bun"];
 // The same suite again with every server keeping its data in a journal (DATA_DIR), on each runtime.
@@ -33,7 +34,7 @@ try {
   for (const mode of MODES) {
     console.log(`\n=== Black-box suite against a ${mode} process ===`);
     // Files run two at a time: a test mostly waits on a server starting in another process.
-    const args = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...FILES];
+    const args = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...FILES, ...dialectFiles()];
     if (!run(process.execPath, args, { TEST_TARGET: mode, TEST_DIST_DIR: distCopy })) failed.push(mode);
   }
   for (const mode of DURABLE_MODES) {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 /** Tests that need a program beyond Node and npm (scripts/system-packages.ts installs them): test:all runs them. */
 export const SYSTEM_TESTS: readonly string[] = [
   "test/browser/cors.test.ts",
+  "test/browser/json-server-home.test.ts",
   "test/journal/strace.test.ts",
   "test/journal/strace-server.test.ts",
   "test/postgres/creates.test.ts",
@@ -45,6 +46,15 @@ export function coveredFiles(): string[] {
 /** The black-box suite: the tests of a server from outside, run against each target. */
 export function blackBoxFiles(): string[] {
   return [...testsIn("test/http"), ...testsIn("test/process")];
+}
+
+/**
+ * json-server's dialect, tested from outside on each test's db.json (test/json-server/target.ts
+ * starts the server TEST_TARGET names): the runtime matrix runs them on every runtime, beside
+ * the black-box suite, whose DATA_DIR and token passes they have no part in.
+ */
+export function dialectFiles(): string[] {
+  return testsIn("test/json-server");
 }
 
 /**

@@ -14,6 +14,7 @@ import { LOG_FORMATS, type LogFormat } from "./ops/log.ts";
 import { DEFAULT_STORE_LIMIT } from "./store/memory/budget.ts";
 import { DEFAULT_LOG_ENTRIES } from "./ops/request-log.ts";
 import { type Delay, DELAY_FORMAT, readDelay } from "./http/prefer.ts";
+import { type Dialect, DIALECTS } from "./api/json-server/data-set.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
 export type Config = {
@@ -42,6 +43,8 @@ export type Config = {
   resourcesFile: string | undefined;
   /** A json-server `db.json` to serve: its arrays are the collections and their starting records. */
   dbFile: string | undefined;
+  /** The HTTP spoken, when named: json-server's or the native API; unset, json-server's with a db.json. */
+  dialect: Dialect | undefined;
   /** The directory the data is kept in across restarts; memory only when unset. */
   dataDir: string | undefined;
   /** The PostgreSQL database the data lives in, shared with other processes; unset for memory or a data directory. */
@@ -233,9 +236,19 @@ export const SETTINGS: readonly Setting[] = [
     variable: "DB_FILE",
     flag: "--db",
     shown: "",
-    meaning: "A json-server `db.json` to serve, also given as the command's one argument: each top-level array is a collection, its records the starting data. The file is never written.",
+    meaning: "A json-server `db.json` to serve, also given as the command's one argument: each top-level array is a collection, its records the starting data, and in json-server's dialect (see `DIALECT`) each top-level object a singular resource. The file is never written.",
     read: (text) => text,
     placeholder: "file",
+  },
+  {
+    key: "dialect",
+    variable: "DIALECT",
+    flag: "--dialect",
+    shown: "",
+    meaning:
+      "The HTTP the server speaks: `json-server` (json-server's query language, routes, statuses and bodies, in memory; see docs/json-server.md), the default with a db.json, or `native`, the default otherwise.",
+    read: (text, source) => (text === undefined ? undefined : oneOf(DIALECTS, "native")(text, source)),
+    placeholder: "name",
   },
   {
     key: "dataDir",
@@ -391,6 +404,14 @@ export function readConfig(env: Record<string, string | undefined>, flags: Flags
   }
   if (read.dbFile !== undefined && read.resourcesFile !== undefined) {
     throw new ConfigError(`${sources.dbFile} and ${sources.resourcesFile} both say what to serve; set one of them`);
+  }
+  const dialect = read.dialect ?? (read.dbFile === undefined ? "native" : "json-server");
+  if (dialect === "json-server" && read.resourcesFile !== undefined) {
+    throw new ConfigError(`The json-server dialect serves a db.json or the built-in collections, not ${sources.resourcesFile}; set ${sources.dialect} to native`);
+  }
+  if (dialect === "json-server" && (read.dataDir !== undefined || read.databaseUrl !== undefined)) {
+    const store = read.dataDir !== undefined ? sources.dataDir : sources.databaseUrl;
+    throw new ConfigError(`The json-server dialect keeps its records in memory, so ${store} cannot keep them; leave ${store} unset, or set ${sources.dialect} to native`);
   }
   if (read.dbFile !== undefined && read.seedFile !== undefined) {
     throw new ConfigError(`${sources.dbFile} holds its own records; leave ${sources.seedFile} unset`);

@@ -8,6 +8,7 @@ import { JournalDamageError } from "./store/journal/damage.ts";
 import { LockedError } from "./store/journal/lock.ts";
 import { DataDirError, DataMismatchError } from "./store/journal/store.ts";
 import { type DbJson, dbJsonResources, readDbJson, ResourcesFileError } from "./api/resources-file.ts";
+import { describeDb, readDbFile } from "./api/json-server/database.ts";
 import { createLogger } from "./ops/log.ts";
 import { startedByPackageManager, watchParent } from "./ops/parent-watch.ts";
 import { StoreLimitError } from "./store/memory/store.ts";
@@ -31,7 +32,7 @@ const config = readOrExit(() => readConfig(process.env, flags));
 const logFormat = config.logFormat === "auto" ? (process.stdout.isTTY ? "text" : "off") : config.logFormat;
 const served = whatToServe(config);
 warnOfExposedTokens(config);
-const running = await listenOrExit(config, served.seed, served.resources);
+const running = await listenOrExit(config, served);
 
 // The handlers go in before the line that says the server is ready: whoever reads it may
 // signal at once, and a signal with no handler yet would kill the process uncleanly.
@@ -51,14 +52,20 @@ if (startedByPackageManager(process.env)) {
 // Test control lets whoever reaches the port erase or replace the data, so its start says so,
 // on stderr and before the listening line, naming the setting as it was given.
 if (config.control) createLogger(logFormat).warn(controlWarning(flags.control !== undefined ? "--control on" : "CONTROL=on", running.url));
-// In `json` this line is a JSON object too, so that every line on stdout is one.
-createLogger(logFormat).info(`Listening on ${running.url}`);
+// In `json` these lines are JSON objects too, so that every line on stdout is one.
+const startLogger = createLogger(logFormat);
+for (const line of served.lines ?? []) startLogger.info(line);
+startLogger.info(`Listening on ${running.url}`);
+
+/** What the command serves: the starting records and collections, or a db.json in json-server's dialect with a line per collection. */
+type Served = { seed: unknown; resources: unknown; db?: unknown; lines?: string[] };
 
 /**
  * The starting records and the collections a file defines: a seed file, a resources file,
- * or a json-server db.json, whose top-level members that are not arrays are told and left out.
+ * or a json-server db.json. In the native dialect, a db.json's top-level members that are not
+ * arrays are told and left out; in json-server's, each collection is told how it is served.
  */
-function whatToServe(config: Config): { seed: unknown; resources: unknown } {
+function whatToServe(config: Config): Served {
   const seed = config.seedFile === undefined ? undefined : readOrExit(() => readSeedFile(config.seedFile!));
   if (config.resourcesFile !== undefined) {
     return { seed, resources: readOrExit(() => readJsonFile(config.resourcesFile!, "resources file", "--resources or RESOURCES_FILE")) };
@@ -66,6 +73,14 @@ function whatToServe(config: Config): { seed: unknown; resources: unknown } {
   if (config.dbFile === undefined) return { seed, resources: undefined };
   const path = config.dbFile;
   const json = readOrExit(() => readJsonFile(path, "db.json", "the command's argument, --db or DB_FILE"));
+  if (config.dialect !== "native") {
+    try {
+      return { seed, resources: undefined, db: json, lines: describeDb(readDbFile(json)).map((line) => `${path} ${line}`) };
+    } catch (error) {
+      if (!(error instanceof ResourcesFileError)) throw error;
+      exitWith(`${path}: ${error.message}`);
+    }
+  }
   let db: DbJson;
   try {
     db = readDbJson(json);
@@ -94,8 +109,8 @@ function readOrExit<T>(read: () => T): T {
   }
 }
 
-async function listenOrExit(config: Config, seed: unknown, resources: unknown): Promise<RunningServer> {
-  const { seedFile, resourcesFile, dbFile, fsync, compactBytes, logFormat: _auto, ...options } = config;
+async function listenOrExit(config: Config, { seed, resources, db }: Served): Promise<RunningServer> {
+  const { seedFile, resourcesFile, dbFile, fsync, compactBytes, logFormat: _auto, dialect, ...options } = config;
   // The journal's settings go with a data directory only (readConfig refuses them without one).
   const journal = config.dataDir === undefined ? {} : { fsync, compactBytes };
   try {
@@ -106,6 +121,8 @@ async function listenOrExit(config: Config, seed: unknown, resources: unknown): 
       logFormat,
       seed: seed as Seed | undefined,
       resources,
+      // A db.json in json-server's dialect; in the native one, it came in as resources and seed.
+      ...(db === undefined ? { dialect } : { db, dialect }),
       // A write that cannot be kept leaves memory ahead of the disk: a supervisor's restart
       // replays the journal and serves only what was kept.
       onStoreFailure: (error) => exitWith(`A write could not be kept in ${config.dataDir} (${error.message}); stopping`),

@@ -93,6 +93,12 @@ const SETUPS: Record<string, Setup> = {
     },
     files: (session) => ({ "db.json": jsonBefore(session) }),
   },
+  // docs/json-server.md: the db.json shown just above the transcript, in json-server's dialect.
+  "json-server": {
+    says: ["started with this file as `db.json`"],
+    options: (session) => ({ db: JSON.parse(jsonBefore(session)) }),
+    files: (session) => ({ "db.json": jsonBefore(session) }),
+  },
   // docs/configuration.md, Seeds: the seed file shown just above the transcript.
   "seed-file": {
     says: ["holds this file as `seed.json`"],

@@ -1,6 +1,8 @@
 // The data of one instance: its four resources, its starting records, and the store that holds them.
 import { DEFAULT_STORE_LIMIT } from "../store/memory/budget.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory/store.ts";
+import type { ApiRoute, BodyReader, Handler } from "./handler.ts";
+import type { Reply } from "./reply.ts";
 import type { Resource, ResourceMap } from "./resource.ts";
 import { defineFileResources } from "./resources/defined.ts";
 import type { ResourceDefinition } from "./resources-file.ts";
@@ -29,7 +31,22 @@ export type Resources = Record<(typeof COLLECTIONS)[number], Resource>;
  * document's examples use; the built-in resources have none, their document being the same
  * for every instance.
  */
-export type DataSet = { resources: ResourceMap; store: Store; firstIds?: (name: CollectionName) => RecordId };
+export type DataSet = { resources: ResourceMap; store: Store; firstIds?: (name: CollectionName) => RecordId; dialect?: DialectRoutes };
+
+/**
+ * What json-server's dialect serves in place of the resources' routes: its own route table, the
+ * handlers whose bodies it reads itself (a form, or none), with how, how it reads a path's ids
+ * (any text), its answer to a method no route takes, and its check of the data
+ * `PUT /__control/data` loads (api/json-server/).
+ */
+export type DialectRoutes = {
+  routes: ApiRoute[];
+  bodyHandlers: ReadonlySet<Handler>;
+  readBody: BodyReader;
+  readId: (text: string) => string;
+  unknownMethod: Reply;
+  checkData: (body: unknown) => SeedRecords;
+};
 
 /** The resources, and the starting records (the seed, checked first: a SeedError names every problem, or the two seeded users). */
 export function defineData(options: DataSetOptions = {}): { resources: Resources; starting: SeedRecords } {

@@ -23,6 +23,9 @@ export type HandlerRequest = {
   headers: IncomingHttpHeaders;
 };
 
+/** Reads a write's body bytes into its object, in place of the JSON checks every native route has (the json-server dialect's forms and empty bodies). */
+export type BodyReader = (bytes: Uint8Array, headers: IncomingHttpHeaders) => JsonObject;
+
 /** Turns a request into a reply, or throws an HttpError; a reply may come later when the store answers later. */
 export type Handler = (request: HandlerRequest) => Awaitable<Reply>;
 

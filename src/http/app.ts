@@ -14,6 +14,8 @@ import { controlRoutes } from "../ops/control.ts";
 import { createRequestLog } from "../ops/request-log.ts";
 import { openApiRoutes } from "../openapi/route.ts";
 import type { Seed } from "../store/records.ts";
+import { chooseServed, type Dialect } from "../api/json-server/data-set.ts";
+import { checkStoreLimit } from "../api/dataset.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
 import { crossSiteCheck } from "./cross-site.ts";
@@ -21,7 +23,7 @@ import { crossSiteCheck } from "./cross-site.ts";
 /** Options of createApp and createListener; every one has a default. */
 export type AppOptions = Omit<
   ListenerOptions,
-  "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout" | "requestLog" | "quiet" | "writeOnly" | "bodiless"
+  "servedWhileDraining" | "open" | "stringIds" | "logger" | "metrics" | "stallTimeout" | "requestLog" | "quiet" | "writeOnly" | "bodiless" | "ownBodies" | "unknownMethod" | "readStringId"
 > & {
   /**
    * How many requests the control log keeps for `GET /__control/requests` (1000), with `control`;
@@ -47,6 +49,13 @@ export type AppOptions = Omit<
   resources?: unknown;
   /** Where `createdAt` comes from, so a test can fix it; the current time by default. */
   clock?: () => Date;
+  /**
+   * A json-server `db.json` to serve: its parsed object, or the path of the file (never
+   * written). Served in json-server's dialect unless `dialect` says `native` (docs/json-server.md).
+   */
+  db?: unknown;
+  /** The HTTP spoken: `json-server` (the default with `db`) or `native` (the default without). */
+  dialect?: Dialect;
 };
 
 // Every name AppOptions has, so that a misspelt option is refused instead of ignored.
@@ -65,6 +74,8 @@ export const APP_OPTIONS: Record<keyof AppOptions, true> = {
   seed: true,
   resources: true,
   clock: true,
+  db: true,
+  dialect: true,
   control: true,
   controlLog: true,
   delay: true,
@@ -82,6 +93,8 @@ export function apiRoutes(
   recordLimit: number = DEFAULT_BODY_LIMIT,
 ): ApiRoute[] {
   const { resources, store } = data;
+  // json-server's dialect has its own routes, and no OpenAPI document (docs/json-server.md).
+  if (data.dialect !== undefined) return [...healthRoutes(isDraining, store.ready), ...(metrics === null ? [] : metricsRoutes(metrics)), ...data.dialect.routes];
   return [
     ...healthRoutes(isDraining, store.ready),
     ...(metrics === null ? [] : metricsRoutes(metrics)),
@@ -143,8 +156,8 @@ export type Api = Handlers & { data: DataSet };
  */
 export function createApi(options: AppOptions = {}, data?: DataSet, observers?: Observers): Api {
   refuseUnknownOptions(options, APP_OPTIONS, "createApp");
-  const { seed, clock, storeLimit, resources, logFormat = "off", metrics: metricsOn = true, controlLog, ...listenerOptions } = options;
-  data ??= resources === undefined ? createDataSet({ seed, clock, storeLimit }) : createFileDataSet(readResourcesFile(resources), { seed, storeLimit });
+  const { seed, clock, storeLimit, resources, db, dialect, logFormat = "off", metrics: metricsOn = true, controlLog, ...listenerOptions } = options;
+  data ??= openData({ seed, clock, storeLimit, resources, db, dialect });
   const logger = observers?.logger ?? createLogger(checkLogFormat(logFormat));
   const metrics = observers !== undefined ? observers.metrics : metricsOn ? recordMetrics(data) : undefined;
   // A record a write makes may be as long as a body may: the body limit bounds both.
@@ -155,13 +168,15 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
   const stringIds = new Set(routes.filter((route) => route.stringIds).map((route) => route.handler));
   // Test control's routes, outside the OpenAPI document, when it is on (ops/control.ts).
   const requestLog = options.control === true ? createRequestLog(controlLog) : undefined;
-  const control = requestLog === undefined ? [] : controlRoutes(data.resources, data.store, requestLog, crossSiteCheck(options.corsOrigins));
+  const control = requestLog === undefined ? [] : controlRoutes(data.resources, data.store, requestLog, crossSiteCheck(options.corsOrigins), data.dialect?.checkData);
   const controlHandlers = control.map((route) => route.handler);
   // No delay, preference or log entry for the operations routes, which are served while draining, nor for control's own.
   const quiet = new Set([...servedWhileDraining, ...controlHandlers]);
   const writeOnly = new Set(controlHandlers);
   const bodiless = new Set(control.filter((route) => route.method === "POST").map((route) => route.handler));
-  const handlers = createHandlers([...routes, ...control], {
+  // The dialect's `/:a/:b` patterns would take `/__control/...` first: there control goes first.
+  const table = data.dialect === undefined ? [...routes, ...control] : [...control, ...routes];
+  const handlers = createHandlers(table, {
     ...listenerOptions,
     servedWhileDraining,
     open,
@@ -173,8 +188,20 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
     quiet,
     writeOnly,
     bodiless,
+    ownBodies: data.dialect === undefined ? undefined : { handlers: data.dialect.bodyHandlers, read: data.dialect.readBody },
+    unknownMethod: data.dialect?.unknownMethod,
+    readStringId: data.dialect?.readId,
   });
   return { ...handlers, data };
+}
+
+/** An app's own data, in memory: json-server's dialect over a db.json, a file's collections, or the built-in ones. */
+function openData(options: Pick<AppOptions, "seed" | "clock" | "storeLimit" | "resources" | "db" | "dialect">): DataSet {
+  const { clock, storeLimit } = options;
+  const served = chooseServed({ ...options, storeLimit: checkStoreLimit(storeLimit) });
+  if (served.dialect !== undefined) return served.dialect;
+  const seed = served.seed as Seed | undefined;
+  return served.resources === undefined ? createDataSet({ seed, clock, storeLimit }) : createFileDataSet(readResourcesFile(served.resources), { seed, storeLimit });
 }
 
 /** A log format as given, or a TypeError naming the ones there are. */

@@ -41,6 +41,11 @@ export type BodyOptions = { limit: number; patch?: boolean };
  */
 export function checkBodyHeaders(request: IncomingMessage, options: BodyOptions): void {
   checkMediaType(request.headers["content-type"], options);
+  checkBodyFraming(request, options);
+}
+
+/** checkBodyHeaders without the media type, for a route that reads its body's type itself: the encoding, then the declared size. */
+export function checkBodyFraming(request: IncomingMessage, options: BodyOptions): void {
   checkContentEncoding(request.headers["content-encoding"]);
   const declared = request.headers["content-length"];
   if (declared !== undefined && Number(declared) > options.limit) throw tooLarge(options.limit);

@@ -3,12 +3,12 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 // Imported rather than read from the global, which Node makes a getter run on every use.
 import { performance } from "node:perf_hooks";
 import { type AccessOptions, hostCheck, isWrite, tokenCheck } from "./access.ts";
-import { awaitBody, bodyBudget, bufferedBody, checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT } from "./body.ts";
+import { awaitBody, bodyBudget, bufferedBody, checkBodyFraming, checkBodyHeaders, ClientGoneError, DEFAULT_BODY_LIMIT } from "./body.ts";
 import { parseJsonObject } from "../api/json.ts";
 import { type CorsOrigins, createCorsPolicy, preflightHeaders } from "./cors.ts";
 import { HttpError, PREFERRED_STATUS } from "../api/errors.ts";
 import { StoreError } from "../store/errors.ts";
-import type { Handler } from "../api/handler.ts";
+import type { BodyReader, Handler } from "../api/handler.ts";
 import { parseId, parseStringId } from "../api/ids.ts";
 import { clip } from "../api/input.ts";
 import { inOrder } from "./in-order.ts";
@@ -70,6 +70,12 @@ export type ListenerOptions = AccessOptions & {
   writeOnly?: ReadonlySet<Handler>;
   /** The POST handlers that take no body, so none is asked for: control's reset. */
   bodiless?: ReadonlySet<Handler>;
+  /** Handlers that read their bodies' media type and bytes themselves (the json-server dialect), and how. */
+  ownBodies?: { handlers: ReadonlySet<Handler>; read: BodyReader };
+  /** How the `stringIds` routes read a path's ids; parseStringId by default, any text in json-server's dialect. */
+  readStringId?: (text: string) => RecordId;
+  /** The answer, in place of 405, to a method no route of a path takes: json-server's dialect answers 404. */
+  unknownMethod?: Reply;
 };
 
 /**
@@ -155,6 +161,9 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
   const quiet = options.quiet ?? new Set();
   const writeOnly = options.writeOnly ?? new Set();
   const bodiless = options.bodiless ?? new Set();
+  const ownBodies = options.ownBodies;
+  const unknownMethod = options.unknownMethod;
+  const readStringId = options.readStringId ?? parseStringId;
   // The connections a `Prefer: fault=reset` dropped, whose queued requests are not carried out.
   // Fast path: counted, so that a server that never dropped one looks nothing up.
   const dropped = new WeakSet<object>();
@@ -411,6 +420,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
       const preflight = cors !== undefined && origin !== undefined && isPreflight(exchange.request) && cors.allows(origin);
       return answer(exchange, { status: 204, headers: preflight ? preflightHeaders(found.allow) : { allow: found.allow } });
     }
+    if (unknownMethod !== undefined) return answer(exchange, unknownMethod);
     const message = `Method ${clip(method)} is not allowed here; use ${found.allow}`;
     return fail(exchange, new HttpError("METHOD_NOT_ALLOWED", message, { headers: { allow: found.allow } }));
   }
@@ -423,7 +433,7 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
     const { request } = exchange;
     const params: Record<string, RecordId> = {};
     // Every path parameter of this API is an id (docs/spec.md#path-ids), checked before the body.
-    for (const name in found) params[name] = stringIds.size !== 0 && stringIds.has(handler) ? parseStringId(found[name]!) : parseId(found[name]!);
+    for (const name in found) params[name] = stringIds.size !== 0 && stringIds.has(handler) ? readStringId(found[name]!) : parseId(found[name]!);
     const queryStart = url.indexOf("?");
     const query = queryStart === -1 ? NO_QUERY : new URLSearchParams(url.slice(queryStart + 1));
     const headers = request.headers;
@@ -432,17 +442,19 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
       return deliver(exchange, handler({ params, query, body: NO_BODY, headers }));
     }
     const options = method === "PATCH" ? readPatchOptions : readOptions;
-    checkBodyHeaders(request, options);
+    const read = ownBodies !== undefined && ownBodies.handlers.has(handler) ? ownBodies.read : undefined;
+    if (read === undefined) checkBodyHeaders(request, options);
+    else checkBodyFraming(request, options);
     // A pipelined request's body has often arrived whole by the time it is served: it is answered now.
     const arrived = bufferedBody(request);
     if (exchange.logged) exchange.body = arrived;
-    if (arrived !== undefined) return deliver(exchange, handler({ params, query, body: parseJsonObject(arrived), headers }));
+    if (arrived !== undefined) return deliver(exchange, handler({ params, query, body: read === undefined ? parseJsonObject(arrived) : read(arrived, headers), headers }));
     awaitBody(request, options.limit, bodies, (error, bytes) => {
       if (error !== undefined) return conclude(exchange, undefined, error);
       if (exchange.logged) exchange.body = bytes;
       let reply: Awaitable<Reply>;
       try {
-        reply = handler({ params, query, body: parseJsonObject(bytes), headers });
+        reply = handler({ params, query, body: read === undefined ? parseJsonObject(bytes) : read(bytes, headers), headers });
       } catch (thrown) {
         return conclude(exchange, undefined, thrown);
       }

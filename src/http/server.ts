@@ -6,6 +6,7 @@ import { refuseUnknownOptions } from "../api/options.ts";
 import { isPostgresUrl, openDatabaseStore } from "../store/database.ts";
 import { checkStoreLimit, createDataSet, createFileDataSet, type DataSet, defineData, defineFileData } from "../api/dataset.ts";
 import { readResourcesFile } from "../api/resources-file.ts";
+import { chooseServed } from "../api/json-server/data-set.ts";
 import { tokenCheck } from "./access.ts";
 import { openJournalStore } from "../store/journal/store.ts";
 import { FSYNC_POLICIES, type FsyncPolicy } from "../store/journal/writer.ts";
@@ -80,6 +81,8 @@ const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
   seed: true,
   resources: true,
   clock: true,
+  db: true,
+  dialect: true,
   headersTimeout: true,
   requestTimeout: true,
   keepAliveTimeout: true,
@@ -118,7 +121,7 @@ export type RunningServer = {
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
-  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, resources, clock, ...rest } = options;
+  const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, resources, db, dialect, clock, ...rest } = options;
   const { control, controlLog, delay, ...unshaped } = rest;
   const { allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, ...stored } = unshaped;
   const logger = createLogger(checkLogFormat(logFormat));
@@ -144,7 +147,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           logger.flush();
           onStoreFailure(error);
         };
-  const data = await openData({ seed, resources, clock, storeLimit, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure: toldFailure, storeTook });
+  const data = await openData({ seed, resources, db, dialect, clock, storeLimit, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure: toldFailure, storeTook });
   const { store } = data;
   try {
     metrics = metricsOn ? recordMetrics(data) : undefined;
@@ -240,7 +243,7 @@ async function serve(
   };
 }
 
-type DataOptions = Pick<ServerOptions, "seed" | "resources" | "clock" | "storeLimit" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
+type DataOptions = Pick<ServerOptions, "seed" | "resources" | "db" | "dialect" | "clock" | "storeLimit" | "dataDir" | "databaseUrl" | "fsync" | "compactBytes" | "onStoreFailure"> & {
   logWarning: (line: string) => void;
   /** Told how long each store operation took: a journal's write and sync, a database's query or transaction. */
   storeTook: (operation: string, milliseconds: number) => void;
@@ -249,9 +252,16 @@ type DataOptions = Pick<ServerOptions, "seed" | "resources" | "clock" | "storeLi
 /** The instance's data: in memory, or, with `dataDir`, in a journal store opened on it, or, with `databaseUrl`, in that database. */
 async function openData(options: DataOptions): Promise<DataSet> {
   const { dataDir, databaseUrl, fsync, compactBytes } = options;
+  // json-server's dialect holds its data in memory, as json-server does (docs/json-server.md).
+  const served = chooseServed({ ...options, storeLimit: checkStoreLimit(options.storeLimit) });
+  if (served.dialect !== undefined) {
+    if (dataDir !== undefined || databaseUrl !== undefined) throw new TypeError("The json-server dialect keeps its records in memory; leave dataDir and databaseUrl unset, or set dialect to native");
+    return served.dialect;
+  }
+  const seed = served.seed as ServerOptions["seed"];
   // Collections a file defines, checked whole before any store is opened; the built-in ones otherwise.
-  const definitions = options.resources === undefined ? undefined : readResourcesFile(options.resources);
-  const define = () => (definitions === undefined ? { ...defineData(options), firstIds: undefined } : defineFileData(definitions, options));
+  const definitions = served.resources === undefined ? undefined : readResourcesFile(served.resources);
+  const define = () => (definitions === undefined ? { ...defineData({ ...options, seed }), firstIds: undefined } : defineFileData(definitions, { seed }));
   if (databaseUrl !== undefined) {
     if (typeof databaseUrl !== "string" || !isPostgresUrl(databaseUrl)) {
       throw new TypeError("databaseUrl must be a PostgreSQL URL such as postgres://user:password@localhost:5432/name");
@@ -263,7 +273,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
     const store = await openDatabaseStore(databaseUrl, {
       resources,
       starting,
-      seeded: options.seed !== undefined,
+      seeded: seed !== undefined,
       warn: options.logWarning,
       took: options.storeTook,
     });
@@ -271,7 +281,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
   }
   if (dataDir === undefined) {
     if (fsync !== undefined || compactBytes !== undefined) throw new TypeError("fsync and compactBytes need dataDir");
-    return definitions === undefined ? createDataSet(options) : createFileDataSet(definitions, options);
+    return definitions === undefined ? createDataSet({ ...options, seed }) : createFileDataSet(definitions, { ...options, seed });
   }
   if (typeof dataDir !== "string" || dataDir === "") throw new TypeError("dataDir must be the path of a directory");
   if (fsync !== undefined && !FSYNC_POLICIES.includes(fsync)) throw new TypeError(`fsync must be ${FSYNC_POLICIES.join(" or ")}`);
@@ -285,7 +295,7 @@ async function openData(options: DataOptions): Promise<DataSet> {
   const store = await openJournalStore(dataDir, resources, starting, {
     fsync,
     compactBytes,
-    seeded: options.seed !== undefined,
+    seeded: seed !== undefined,
     warn: options.logWarning,
     onFailure,
     onSync: (milliseconds) => options.storeTook("sync", milliseconds),

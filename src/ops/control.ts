@@ -6,6 +6,7 @@ import { checkSeed, SeedError } from "../api/seed.ts";
 import type { ResourceMap } from "../api/resource.ts";
 import { parseWholeNumber } from "../api/input.ts";
 import type { Store } from "../store/seam.ts";
+import type { SeedRecords } from "../store/records.ts";
 import type { RequestLog } from "./request-log.ts";
 
 const DONE: Reply = { status: 204 };
@@ -20,7 +21,14 @@ export type CrossSiteRefusal = (headers: HandlerRequest["headers"]) => HttpError
  * Each refuses a page on another site first, with `crossSite`'s refusal: a form on any site
  * could otherwise post `POST /__control/reset`, which takes no body and so no Content-Type.
  */
-export function controlRoutes(resources: ResourceMap, store: Store, log: RequestLog, crossSite: CrossSiteRefusal): Array<Route<Handler>> {
+export function controlRoutes(
+  resources: ResourceMap,
+  store: Store,
+  log: RequestLog,
+  crossSite: CrossSiteRefusal,
+  // The data set's own check, where it is not the resources' seed check (json-server's dialect takes a db.json).
+  check: (body: unknown) => SeedRecords = (body) => checkedData(body, resources),
+): Array<Route<Handler>> {
   return sameSiteOnly(crossSite, [
     // The starting data again: the seed, or the two seeded users; id sequences start again.
     { method: "POST", pattern: "/__control/reset", handler: () => store.reset().then(() => DONE) },
@@ -29,7 +37,7 @@ export function controlRoutes(resources: ResourceMap, store: Store, log: Request
     {
       method: "PUT",
       pattern: "/__control/data",
-      handler: ({ body }) => store.reset(checkedData(body, resources)).then(() => DONE),
+      handler: ({ body }) => store.reset(check(body)).then(() => DONE),
     },
     { method: "GET", pattern: "/__control/requests", handler: ({ query }) => ({ status: 200, json: log.answer(limitOf(query)) }) },
     {

@@ -42,9 +42,9 @@ test("--resources serves the file's collections instead of the built-in ones", a
   }
 });
 
-test("a db.json as the one argument: its arrays served with their records and links, a singular resource left out with one line, the file never written", async (t) => {
+test("a db.json as the one argument with --dialect native: its arrays served with their records and links, a singular resource left out with one line, the file never written", async (t) => {
   const path = file(t, "db.json", DB);
-  const server = await start([path]);
+  const server = await start([path, "--dialect", "native"]);
   try {
     assert.deepEqual((await call(`${server.url}/posts/1/comments`)).body, DB.comments);
     assert.deepEqual((await call(`${server.url}/posts?sort=-views`)).body, [DB.posts[1], DB.posts[0]]);
@@ -73,11 +73,11 @@ test("a file it cannot serve, or two things to serve, ends start-up with exit 1 
       [],
       `${badSchema}: resource "todos", schema.properties.title.oneOf is not a keyword this server supports; it supports type, required, properties, additionalProperties, enum, const, minLength, maxLength, pattern, format, minimum, maximum, exclusiveMinimum, exclusiveMaximum, items, minItems, maxItems`,
     ],
-    [{}, [mixed], `${mixed}: db.json "posts" mixes integer and string ids; a collection's ids are all numbers or all strings`],
+    [{}, [mixed, "--dialect", "native"], `${mixed}: db.json "posts" mixes integer and string ids; a collection's ids are all numbers or all strings`],
     [{ RESOURCES_FILE: noParent }, [], `${noParent}: resource "todos": its parent "projects" is not defined in the file`],
     [{}, ["--resources", badId], `${badId}: resource "notes": "id" must be "integer" or "string"`],
     [{ DB_FILE: mixed }, ["--resources", badSchema], "DB_FILE and --resources both say what to serve; set one of them"],
-    [{}, [deepRecord], `The db.json ${deepRecord} is not valid: d[0] must not be nested deeper than 64 levels; fix the file`],
+    [{}, [deepRecord, "--dialect", "native"], `The db.json ${deepRecord} is not valid: d[0] must not be nested deeper than 64 levels; fix the file`],
     [{}, [mixed, mixed], `Unexpected argument ${mixed}; the command takes one db.json at most, and every setting is a flag such as --port 8080, see --help`],
   ];
   for (const [env, args, line] of refused) {

@@ -10,7 +10,7 @@ import { type RunningServer, type ServerOptions, startServer } from "../../src/h
 import { ROOT } from "./target.ts";
 
 /** The documents whose console blocks are transcripts, relative to the repository. */
-export const DOCUMENTS = ["README.md", "docs/api.md", "docs/api-family.md", "docs/configuration.md", "docs/operations.md", "docs/resources.md", "docs/testing-clients.md"] as const;
+export const DOCUMENTS = ["README.md", "docs/api.md", "docs/api-family.md", "docs/configuration.md", "docs/operations.md", "docs/resources.md", "docs/json-server.md", "docs/testing-clients.md"] as const;
 
 /** The instant every transcript server's clock shows, so `createdAt` is known in advance. */
 export const CLOCK = "2026-01-31T09:30:00.000Z";
@@ -52,7 +52,7 @@ export type Setup = {
 };
 
 /** What a setup may give startServer. */
-type SetupOptions = Pick<ServerOptions, "corsOrigins" | "seed" | "resources" | "control">;
+type SetupOptions = Pick<ServerOptions, "corsOrigins" | "seed" | "resources" | "control" | "db">;
 
 const MARKER = /^<!-- transcript: ([a-z0-9-]+) -->$/;
 
