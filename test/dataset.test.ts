@@ -77,11 +77,11 @@ test("startServer and createApp refuse a misspelt option instead of ignoring it"
   await assert.rejects(startServer({ sead: {} } as never), {
     name: "TypeError",
     message:
-      'startServer has no option "sead"; its options are allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, port, host, bodyLimit, corsOrigins, logError, logFormat, metrics, seed, resources, clock, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure, control, controlLog, delay',
+      'startServer has no option "sead"; its options are allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, port, host, bodyLimit, corsOrigins, logError, logFormat, metrics, seed, resources, clock, db, dialect, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure, control, controlLog, delay',
   });
   assert.throws(() => createApp({ port: 1 } as never), {
     name: "TypeError",
-    message: 'createApp has no option "port"; its options are allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, bodyLimit, corsOrigins, isDraining, logError, logFormat, metrics, seed, resources, clock, control, controlLog, delay',
+    message: 'createApp has no option "port"; its options are allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, bodyLimit, corsOrigins, isDraining, logError, logFormat, metrics, seed, resources, clock, db, dialect, control, controlLog, delay',
   });
   assert.throws(() => createApp(null as never), { name: "TypeError", message: "createApp takes an options object" });
 });
