@@ -23,6 +23,15 @@ async function serveLong(t: { after: (fn: () => unknown) => void }, pacer: Pacer
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, written };
 }
 
+/** A client that asks for the answer, takes its first bytes, then reads no more. */
+async function stalledReader(url: string) {
+  const socket = await openSocket(url);
+  socket.write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  await new Promise((resolve) => socket.once("data", resolve));
+  socket.pause();
+  return socket;
+}
+
 /** Records whose serialising is counted: JSON.stringify calls toJSON once for each. */
 function countedRecords(count: number, size: number) {
   const calls = { count: 0 };
@@ -52,10 +61,7 @@ test("past the most long answers at once, one more is refused; once one is done,
   // Sixteen megabytes a list: more than the sockets' buffers take from a client that reads nothing.
   const { items } = countedRecords(160, 100_000);
   const { url, written } = await serveLong(t, createPacer({ answers: 1 }), items);
-  const stalled = await openSocket(url);
-  stalled.write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
-  await new Promise((resolve) => stalled.once("data", resolve));
-  stalled.pause();
+  const stalled = await stalledReader(url);
   assert.equal((await fetch(url)).status, 503);
   assert.deepEqual(written, [null]);
   stalled.destroy();
@@ -69,10 +75,7 @@ test("past the most long answers at once, one more is refused; once one is done,
 test("texts held by long answers are bounded together: one past the bound is refused", async (t) => {
   const text = "t".repeat(16_000_000);
   const { url, written } = await serveLong(t, createPacer({ textChars: 20_000_000 }), text);
-  const stalled = await openSocket(url);
-  stalled.write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
-  await new Promise((resolve) => stalled.once("data", resolve));
-  stalled.pause();
+  const stalled = await stalledReader(url);
   assert.equal((await fetch(url)).status, 503);
   assert.deepEqual(written, [null]);
   stalled.destroy();
@@ -81,10 +84,7 @@ test("texts held by long answers are bounded together: one past the bound is ref
 test("a reader that takes nothing for the stall time-out loses its connection, and the answer is told -1", async (t) => {
   const { items } = countedRecords(160, 100_000);
   const { url, written } = await serveLong(t, createPacer(), items, 300);
-  const stalled = await openSocket(url);
-  stalled.write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
-  await new Promise((resolve) => stalled.once("data", resolve));
-  stalled.pause();
+  const stalled = await stalledReader(url);
   const started = Date.now();
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   stalled.resume();
