@@ -24,6 +24,7 @@ type Reading = {
   pause: () => unknown;
   resume: () => unknown;
   destroyed: boolean;
+  writableNeedDrain?: boolean;
   _paused?: boolean;
   parser?: { resume?: () => void } | null;
   [STOPPED]?: boolean;
@@ -31,7 +32,7 @@ type Reading = {
 
 /** Stops reading a connection, as node:http does when its answers pile up unread, until readAgain. */
 function stopReading(socket: Reading): void {
-  if (socket[STOPPED] === true) return;
+  if (socket[STOPPED] === true || typeof socket.pause !== "function") return;
   if (socket[STOPPED] === undefined) {
     const resume = socket.resume;
     socket.resume = () => (socket[STOPPED] === true ? socket : resume.call(socket));
@@ -41,9 +42,13 @@ function stopReading(socket: Reading): void {
   socket.pause();
 }
 
-/** Reads a connection again, its parser too, which node:http paused with it. */
+/**
+ * Reads a connection again, its parser too, which node:http paused with it; unless its answers
+ * are piling up unread, when node:http's own back-pressure keeps it paused until they drain.
+ */
 function readAgain(socket: Reading): void {
   socket[STOPPED] = false;
+  if (socket.writableNeedDrain === true) return;
   socket._paused = false;
   socket.parser?.resume?.();
   if (!socket.destroyed) socket.resume();

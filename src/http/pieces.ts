@@ -82,7 +82,12 @@ export function createPacer({ answers: most = LONG_ANSWERS, textChars: mostChars
     while (head < queue.length) {
       const task = queue[head++]!;
       task.queued = false;
-      task.step();
+      // A task guards its own work; this keeps a defect in one from taking the scheduler, and the process, with it.
+      try {
+        task.step();
+      } catch {
+        (task as Partial<Answer>).fail?.();
+      }
       if (performance.now() >= deadline) break;
     }
     // What was taken is cut off once it is half the queue, so each task is moved at most once a turn.

@@ -151,7 +151,9 @@ test("a data directory others may write to that the server cannot tighten is use
   assert.match(stdout, /listening/i);
   child.kill("SIGTERM");
   await once(child, "exit");
-  assert.deepEqual(stderr.trim().split("\n"), [
+  // Under c8 the child still tries to write its coverage where nobody may not: those lines are the run's, not the server's.
+  const lines = stderr.trim().split("\n").filter((line) => !line.includes("/coverage/"));
+  assert.deepEqual(lines, [
     `The data directory ${dataDir} (mode 0777) can be written by other users, who could remove or replace its data, and its mode could not be changed (EPERM); make it 0700 or owned by the user the server runs as`,
   ]);
   assert.equal((statSync(dataDir).mode & 0o7777).toString(8), "777");

@@ -21,6 +21,22 @@ test("a create with an id already held is 409 ID_CONFLICT, and nothing is stored
   }
 });
 
+test("past 2^53 a collection's next id is a random one, never an id already held", async () => {
+  const server = await startDialect({ posts: [] });
+  try {
+    const big = await send(server.url, "POST", "/posts", { json: { id: 9007199254740992, title: "big" } });
+    assert.equal(big.status, 201);
+    const next = await send(server.url, "POST", "/posts", { json: { title: "next" } });
+    assert.equal(next.status, 201);
+    const id = (next.body as { id: unknown }).id;
+    assert.equal(typeof id, "string");
+    assert.match(id as string, /^[0-9a-f-]{36}$/);
+    assert.equal(((await send(server.url, "GET", "/posts")).body as unknown[]).length, 2);
+  } finally {
+    await server.close();
+  }
+});
+
 test("a delete takes the records that name the one deleted, and theirs; a record already naming no one stays", async () => {
   const server = await startDialect({ ...DB, replies: [{ id: 1, commentId: 3 }] });
   try {

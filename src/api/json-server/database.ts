@@ -142,7 +142,9 @@ export function openJsonServerDb(file: DbFile, limit: number): JsonServerDb {
       if (typeof record.id !== "number" || !Number.isFinite(record.id)) return randomUUID();
       if (record.id > highest) highest = record.id;
     }
-    return Math.floor(highest) + 1;
+    // Past 2^53 a number plus one is the same number: such a collection gets random ids, as one with string ids does.
+    const next = Math.floor(highest) + 1;
+    return Number.isSafeInteger(next) ? next : randomUUID();
   }
 
   function replaceAt(collection: Collection, old: JsonRecord, next: JsonRecord): void {
@@ -164,6 +166,7 @@ export function openJsonServerDb(file: DbFile, limit: number): JsonServerDb {
       if (given && collection.byId.has(String(body.id))) return "taken";
       const { id: _id, ...rest } = body;
       const record: JsonRecord = { id: given ? body.id : nextId(collection), ...rest };
+      if (!given && collection.byId.has(String(record.id))) return "taken";
       charge(JSON.stringify(record).length);
       collection.records = [...collection.records, record];
       collection.byId.set(String(record.id), record);

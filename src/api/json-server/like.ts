@@ -213,14 +213,26 @@ function isSpace(c: string): boolean {
   return c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v" || c === "\u00a0";
 }
 
-function add(states: State[], state: State): number {
+/**
+ * The most steps compiling one pattern may take. A group that compiles to no state, such as `()`,
+ * adds nothing for the state bound to see, but repeating it nested (`((()){50}){50}…`) takes
+ * 50 to the power of its depth steps: those are counted too.
+ */
+const COMPILE_STEPS = 4_096;
+
+/** The states compiled so far, and how many steps compiling has taken. */
+type States = State[] & { steps?: number };
+
+function add(states: States, state: State): number {
   if (states.length >= LIKE_LIMITS.states) refuse(`needs more than ${LIKE_LIMITS.states} states`);
   states.push(state);
   return states.length - 1;
 }
 
 /** The automaton of `node`, going on to state `next`; its first state. */
-function compile(node: Node, next: number, states: State[]): number {
+function compile(node: Node, next: number, states: States): number {
+  states.steps = (states.steps ?? 0) + 1;
+  if (states.steps > COMPILE_STEPS) refuse(`takes more than ${COMPILE_STEPS} steps to compile`);
   switch (node.kind) {
     case "char":
       return add(states, { kind: "char", test: node.test, next });

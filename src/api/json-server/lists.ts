@@ -65,7 +65,8 @@ function shape(db: JsonServerDb, name: string, query: ListQuery, records: JsonRe
   if (page?.style === "1.0") {
     const pages = Math.max(1, Math.ceil(total / page.size));
     const current = Math.min(page.number, pages);
-    const data = records.slice((current - 1) * page.size, current * page.size).map((record) => related(db, name, record, query));
+    const children = childrenBy();
+    const data = records.slice((current - 1) * page.size, current * page.size).map((record) => related(db, name, record, query, children));
     const body = { first: 1, prev: current > 1 ? current - 1 : null, next: current < pages ? current + 1 : null, last: pages, pages, items: total, data };
     return { status: 200, body, headers };
   }
@@ -75,7 +76,8 @@ function shape(db: JsonServerDb, name: string, query: ListQuery, records: JsonRe
     const links = pageLinks(page.number, page.size, total, items.length);
     if (links.length > 0) headers.link = links.map(([rel, number]) => `<${link(number)}>; rel="${rel}"`).join(", ");
   } else if (slice !== undefined) items = records.slice(slice.start, slice.end);
-  return { status: 200, body: items.map((record) => related(db, name, record, query)), headers };
+  const children = childrenBy();
+  return { status: 200, body: items.map((record) => related(db, name, record, query, children)), headers };
 }
 
 /** 0.17's page links: none for an empty page or one that holds the whole list. */
@@ -92,18 +94,49 @@ function pageLinks(number: number, size: number, total: number, held: number): A
  * A record with what `_embed` and `_expand` ask for, as a copy: `_embed=comments` adds the
  * comments whose `postId` names it; `_expand=post` (or 1.0's `_embed=post`) the post its `postId` names.
  */
-export function related(db: JsonServerDb, name: string, record: JsonRecord, query: { embed: string[]; expand: string[] }): JsonRecord {
+export function related(
+  db: JsonServerDb,
+  name: string,
+  record: JsonRecord,
+  query: { embed: string[]; expand: string[] },
+  children: ChildrenBy = childrenBy(),
+): JsonRecord {
   if (query.embed.length === 0 && query.expand.length === 0) return record;
   const copy: JsonRecord = { ...record };
   const collections = { has: db.isCollection };
   for (const child of query.embed) {
-    if (db.isCollection(child)) {
-      const key = foreignKey(name);
-      copy[child] = record.id === undefined ? [] : db.list(child)!.filter((each) => each[key] !== undefined && each[key] !== null && String(each[key]) === String(record.id));
-    } else expand(db, copy, record, child, collections);
+    if (db.isCollection(child)) copy[child] = record.id === undefined ? [] : (children(db, child, foreignKey(name)).get(String(record.id)) ?? []);
+    else expand(db, copy, record, child, collections);
   }
   for (const parent of query.expand) expand(db, copy, record, parent, collections);
   return copy;
+}
+
+/** A collection's records by the parent id their `key` names, grouped once per answer and then looked up. */
+type ChildrenBy = (db: JsonServerDb, child: string, key: string) => Map<string, JsonRecord[]>;
+
+/**
+ * Groups made for one answer: a list embedding children groups each child collection once,
+ * so that it costs its records and the children, not their product.
+ */
+function childrenBy(): ChildrenBy {
+  const groups = new Map<string, Map<string, JsonRecord[]>>();
+  return (db, child, key) => {
+    let group = groups.get(`${child}\u0000${key}`);
+    if (group === undefined) {
+      group = new Map();
+      for (const each of db.list(child)!) {
+        const parent = each[key];
+        if (parent === undefined || parent === null) continue;
+        const id = String(parent);
+        const list = group.get(id);
+        if (list === undefined) group.set(id, [each]);
+        else list.push(each);
+      }
+      groups.set(`${child}\u0000${key}`, group);
+    }
+    return group;
+  };
 }
 
 function expand(db: JsonServerDb, copy: JsonRecord, record: JsonRecord, parent: string, collections: { has: (name: string) => boolean }): void {

@@ -77,7 +77,7 @@ export function readListQuery(query: URLSearchParams): ListQuery {
   else if (query.has("_limit")) slice = { start: start ?? 0, end: (start ?? 0) + (limit ?? 0) };
   else if (query.has("_start")) slice = { start: start ?? 0, end: Infinity };
   const counted = query.has("_end") || query.has("_limit") || (query.has("_page") && page?.style === "0.17");
-  return { filters, conditions, sort, slice, page, counted, embed: query.getAll("_embed").flatMap(split), expand: query.getAll("_expand").flatMap(split) };
+  return { filters, conditions, sort, slice, page, counted, embed: distinct(query.getAll("_embed")), expand: distinct(query.getAll("_expand")) };
 }
 
 /** A whole number from a query value, as parseInt reads it (`10abc` is 10); undefined when it holds none. */
@@ -86,6 +86,18 @@ function whole(text: string | null): number | undefined {
   const number = Number.parseInt(text, 10);
   return Number.isNaN(number) ? undefined : Math.max(0, number);
 }
+
+/**
+ * The names `_embed` or `_expand` asks for, each once and at most MOST_RELATED: each one makes
+ * every record listed look through a collection, so a query naming one a thousand times would
+ * cost a thousand times as much for the same answer.
+ */
+function distinct(values: string[]): string[] {
+  return [...new Set(values.flatMap(split))].slice(0, MOST_RELATED);
+}
+
+/** The most collections one `_embed` or `_expand` names. */
+const MOST_RELATED = 10;
 
 function split(text: string): string[] {
   return text.split(",").map((part) => part.trim()).filter((part) => part !== "");
