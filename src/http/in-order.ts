@@ -14,23 +14,22 @@ export const PIPELINE_LIMIT = 32;
 const STOPPED = Symbol("stopped");
 
 /**
- * A connection as node:http keeps it. Node marks a connection it stops reading for its own
- * back-pressure `_paused`, and then pauses its parser too. It resumes a connection itself as
- * its answers drain, and as a request's body is read; so a stopped connection's `resume` is
- * held back until the queue reads it again. Deno and Bun have neither field: there pause()
- * and resume() alone do what they can.
+ * A connection as node:http keeps it. node:http resumes a connection itself, as a request's body
+ * is read and as its answers drain, so a stopped connection's `resume` is held back until the
+ * queue reads it again. node:http stops a connection of its own accord while its answers pile up
+ * unread (marking it `_paused`, which the queue leaves alone): reading it again is then left to
+ * node:http, once they drain. Deno and Bun have no such mark: there pause() and resume() alone do
+ * what they can.
  */
 type Reading = {
   pause: () => unknown;
   resume: () => unknown;
   destroyed: boolean;
-  writableNeedDrain?: boolean;
   _paused?: boolean;
-  parser?: { resume?: () => void } | null;
   [STOPPED]?: boolean;
 };
 
-/** Stops reading a connection, as node:http does when its answers pile up unread, until readAgain. */
+/** Stops reading a connection until readAgain. */
 function stopReading(socket: Reading): void {
   if (socket[STOPPED] === true || typeof socket.pause !== "function") return;
   if (socket[STOPPED] === undefined) {
@@ -38,20 +37,14 @@ function stopReading(socket: Reading): void {
     socket.resume = () => (socket[STOPPED] === true ? socket : resume.call(socket));
   }
   socket[STOPPED] = true;
-  socket._paused = true;
   socket.pause();
 }
 
-/**
- * Reads a connection again, its parser too, which node:http paused with it; unless its answers
- * are piling up unread, when node:http's own back-pressure keeps it paused until they drain.
- */
+/** Reads a connection again, unless node:http holds it for its own back-pressure. */
 function readAgain(socket: Reading): void {
   socket[STOPPED] = false;
-  if (socket.writableNeedDrain === true) return;
-  socket._paused = false;
-  socket.parser?.resume?.();
-  if (!socket.destroyed) socket.resume();
+  if (socket._paused === true || socket.destroyed) return;
+  socket.resume();
 }
 
 /**

@@ -211,13 +211,18 @@ async function serve(
   const shutdown = async () => {
     state.draining = true;
     connections.drain();
+    let cut: () => void = () => undefined;
+    const deadlinePassed = new Promise<void>((resolve) => (cut = resolve));
     const deadline = setTimeout(() => {
       for (const socket of connections.all.keys()) socket.destroy();
+      cut();
     }, shutdownTimeout);
     deadline.unref();
     // Node's server.close() destroys a connection whose answer has ended at once, even while that
-    // answer's last bytes still wait in its socket for a slow reader: such answers are sent first.
-    await connections.sent();
+    // answer's last bytes still wait in its socket for a slow reader: such answers are sent first,
+    // until the deadline, past which a reader that never reads (a pipelined answer queued behind
+    // another may never report its close) holds the shutdown no longer.
+    await Promise.race([connections.sent(), deadlinePassed]);
     // server.close() also closes the idle connections at once, on Node, Deno and Bun alike.
     // Busy ones get their answer with `Connection: close`, then go (see settled). On Node and
     // Bun, whose parser knows which connections have begun a request, so do those; Deno's
