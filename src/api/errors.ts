@@ -70,7 +70,7 @@ export const ERROR_CATALOGUE = {
   SHUTTING_DOWN: { status: 503, when: "The server is shutting down; retry on a new connection." },
   SERVER_BUSY: {
     status: 503,
-    when: "Request bodies still arriving on every connection together would pass 32 times `BODY_LIMIT`, and the answer closes the connection; or 512 answers too long to write at once (lists or texts over 65536 characters) are being written already, or their texts would hold more than 64 Mi characters. It says `Retry-After: 1`.",
+    when: "Request bodies still arriving on every connection together would pass 32 times `BODY_LIMIT`, and the answer closes the connection; or 512 answers too long to write at once (lists over 65536 characters or texts over 1048576) are being written already, or their texts would hold more than 64 Mi characters. It says `Retry-After: 1`.",
   },
   STORE_UNAVAILABLE: {
     status: 503,

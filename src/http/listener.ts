@@ -18,9 +18,8 @@ import { redactQuery } from "../ops/redact.ts";
 import { type Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "./request-id.ts";
 import { shortListText } from "../store/list-text.ts";
-import { createPacer, DEFAULT_STALL_TIMEOUT, type LongBody } from "./pieces.ts";
+import { createPacer, DEFAULT_STALL_TIMEOUT, LONG_TEXT, type LongBody } from "./pieces.ts";
 import { bodyText, internalErrorReply, send, sendLong, type SendOptions } from "./respond.ts";
-import { PIECE_CHARS } from "../store/list-text.ts";
 import { type Reply } from "../api/reply.ts";
 import { createRouter, type Match, pathOf } from "./router.ts";
 import { type Route } from "../api/handler.ts";
@@ -201,8 +200,8 @@ export function createHandlers(routes: readonly Route<Handler>[], options: Liste
       reply = { ...reply, json: text };
     }
     const text = bodyText(reply);
-    // So is a long text, a record grown large or a snapshot, so that a reader who stops cannot hold it for ever.
-    if (text !== undefined && text.length > PIECE_CHARS && !options.head) return answerLong(exchange, reply, text, options);
+    // So is a text longer than any record, a snapshot or the request log, so that a reader who stops cannot hold it for ever.
+    if (text !== undefined && text.length > LONG_TEXT && !options.head) return answerLong(exchange, reply, text, options);
     answered(exchange, reply.status, send(response, reply, options, text));
     return false;
   }

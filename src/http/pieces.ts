@@ -13,6 +13,13 @@ export const DEFAULT_STALL_TIMEOUT = 30_000;
  */
 export const LONG_ANSWERS = 512;
 
+/**
+ * The most characters of a text answer written at once: a record, at most BODY_LIMIT, always is,
+ * so a client that half-closes its side after asking still gets it whole. A longer text (a
+ * snapshot, the request log) goes out in pieces.
+ */
+export const LONG_TEXT = 1024 * 1024;
+
 /** How many characters of long texts (a record read, a snapshot) may be held by answers at once: past it, 503. */
 export const LONG_TEXT_CHARS = 64 * 1024 * 1024;
 
