@@ -290,8 +290,8 @@ describe("a long text, written in pieces", () => {
     for (const location of created) assert.equal((await call(`${target.url}${location}`, { method: "DELETE" })).status, 204);
   });
 
-  test("a record longer than a piece arrives whole, byte for byte, with its exact length, a character of four bytes at every piece's edge", async () => {
-    // 🙂 is a surrogate pair: a piece that ended between its halves would send two replacement characters.
+  test("a record longer than a list's piece arrives whole, byte for byte, with its exact length, four-byte characters included", async () => {
+    // 🙂 is a surrogate pair: an answer cut between its halves would send two replacement characters.
     const body = `${"b".repeat(65_535)}${"🙂".repeat(100_000)}`;
     const created = await call(`${target.url}/posts`, { method: "POST", json: { title: "t", body } });
     assert.equal(created.status, 201);
