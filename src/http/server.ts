@@ -198,6 +198,10 @@ async function serve(
     },
   );
   server.keepAliveTimeout = keepAliveTimeout;
+  // A client that half-closes its side after asking (HTTP/1.0 tools, `nc`) gets its answer whole,
+  // then the connection closes: by default node:http ends such a connection at once, cutting an
+  // answer still being written in pieces (pieces.ts). Deno and Bun keep no such setting.
+  (server as Server & { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
   server.on("connection", (socket: Socket) => {
     if (!connections.all.has(socket)) connections.track(socket);
   });

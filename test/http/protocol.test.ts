@@ -89,6 +89,22 @@ test("requests pipelined behind an answer that comes later wait in the client's 
   assert.ok(answers >= 3);
 });
 
+test("a client that half-closes its side after asking gets a long list whole, then the connection closes", { timeout: 20_000 }, async (t) => {
+  const url = await fresh(t);
+  for (let i = 0; i < 12; i++) assert.equal((await call(`${url}/users`, { method: "POST", json: { name: "n".repeat(10_000), email: `h${i}@example.com` } })).status, 201);
+  const socket = await openSocket(url);
+  t.after(() => void socket.destroy());
+  const chunks: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  socket.end("GET /users HTTP/1.0\r\nHost: localhost\r\n\r\n");
+  await closed(socket);
+  const whole = Buffer.concat(chunks).toString("latin1");
+  const end = whole.indexOf("\r\n\r\n");
+  const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(whole.slice(0, end))![1]);
+  assert.ok(length > 100_000, `${length} bytes`);
+  assert.equal(Buffer.byteLength(whole.slice(end + 4), "latin1"), length);
+});
+
 test("bad bytes pipelined behind a whole POST: the POST is answered, then the connection closes", { timeout: 5_000 }, async (t) => {
   const url = await fresh(t, { KEEP_ALIVE_TIMEOUT_MS: "60000" });
   const socket = await openSocket(url);
