@@ -4,16 +4,23 @@
 // inside a clone. Plain JavaScript, so that it runs without tsx: `npm install --omit=dev` has neither tsx
 // nor TypeScript, and then keeps the dist/ there is, or says how to get one.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 const command = process.env.npm_command ?? "";
 const packing = command === "pack" || command === "publish";
-// `npx rest-reference-server` in a clone installs the clone into npm's npx cache, running this script first,
-// and npm hides its output there; an npx cut short while it runs leaves that cache entry unusable (npm's
-// ENOENT on the next run). So npx builds only when there is no dist/ at all, and says so on the terminal.
+// `npx rest-reference-server` in a clone links the clone into npm's npx cache and runs this script, and npm
+// hides its output there. So npx builds only when there is no dist/ at all, and says so on the terminal.
 const underNpx = command === "exec";
+// package.json's `prepare` runs this script again with `--failed-with=STATUS` when the first run failed,
+// Ctrl-C included (the shell there ignores SIGINT, so it lives on to do that).
+const failedWith = process.argv.find((arg) => arg.startsWith("--failed-with="));
+if (failedWith) {
+  if (underNpx) settleNpxEntries();
+  process.exit(Number(failedWith.slice("--failed-with=".length)) || 1);
+}
+if (underNpx) for (const entry of npxEntries()) writeEntryManifest(entry);
 const built = "dist/package.json";
 
 if (!resolves("tsx") || !resolves("typescript")) {
@@ -86,4 +93,52 @@ function say(line) {
 function fail(line) {
   say(line);
   process.exit(1);
+}
+
+/*
+ * npm's npx cache entry for the clone. npm links the clone into a new entry, runs this script, links the
+ * command, and only then writes the entry's package.json. A Ctrl-C meanwhile makes npm exit at once and
+ * leave the link without that file, and every later `npx rest-reference-server` in the clone failed with
+ * npm's `ENOENT ... package.json` until the entry was deleted by hand. So this script writes the file first,
+ * as npm would, and after a failed run it either finishes the entry (the command's link too) or, with no
+ * dist/ to run, removes it so that the next npx links and builds again.
+ */
+
+/** @returns {string[]} the entries of npm's npx cache that link this clone */
+function npxEntries() {
+  const cache = process.env.npm_config_cache;
+  const entries = cache ? join(cache, "_npx") : "";
+  if (!entries || !existsSync(entries)) return [];
+  const here = realpathSync(".");
+  return readdirSync(entries)
+    .map((name) => join(entries, name))
+    .filter((entry) => {
+      try {
+        const link = join(entry, "node_modules", "rest-reference-server");
+        return lstatSync(link).isSymbolicLink() && realpathSync(link) === here;
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** @param {string} entry */
+function writeEntryManifest(entry) {
+  if (existsSync(join(entry, "package.json"))) return;
+  const here = realpathSync(".");
+  const manifest = { dependencies: { "rest-reference-server": `file:${relative(entry, here)}` }, _npx: { packages: [here] } };
+  writeFileSync(join(entry, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+function settleNpxEntries() {
+  for (const entry of npxEntries()) {
+    if (!existsSync("dist/main.js")) {
+      rmSync(entry, { recursive: true, force: true });
+      continue;
+    }
+    writeEntryManifest(entry);
+    const bin = join(entry, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    if (!existsSync(join(bin, "rest-reference-server"))) symlinkSync("../rest-reference-server/dist/main.js", join(bin, "rest-reference-server"));
+  }
 }

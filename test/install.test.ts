@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -88,21 +88,45 @@ test("npm install --omit=dev in a fresh clone succeeds without TypeScript, and s
   assert.equal(existsSync(join(clone, "node_modules", "tsx")), false);
 });
 
-test("npx rest-reference-server in a clone, cut short by Ctrl-C as npm links it, runs when started again", { timeout: 300_000 }, async () => {
-  // The build npm test made is there, so npx only links the clone into its cache (a new one here) and runs it.
-  for (const after of [300, 900, 1500]) {
-    const cache = join(work, `npx-cache-${after}`);
-    const env = { ...shellEnv, npm_config_cache: cache, npm_config_offline: "true" };
-    // Its own process group, which a terminal's Ctrl-C reaches whole.
-    const npx = spawn("npx", ["--yes", "rest-reference-server", "--version"], { cwd: ROOT, env, stdio: "ignore", detached: true });
-    const exited = once(npx, "exit");
-    await sleep(after);
-    try {
-      process.kill(-npx.pid!, "SIGINT");
-    } catch {
-      // It had already finished.
-    }
-    await exited;
-    assert.equal(run("npx", ["--yes", "rest-reference-server", "--version"], ROOT, env).trim(), VERSION, `cut short after ${after} ms`);
-  }
+/** The entry npx makes in its cache for the clone at `root`, once it exists. */
+function npxEntry(cache: string): string | undefined {
+  const entries = join(cache, "_npx");
+  return existsSync(entries) ? readdirSync(entries).map((name) => join(entries, name))[0] : undefined;
+}
+
+/**
+ * Starts `npx rest-reference-server --version` in `root` with its own npx cache, sends Ctrl-C (SIGINT to its
+ * process group, as a terminal does) once `ready` holds for that cache's entry, and checks that the next npx
+ * runs the command.
+ */
+async function cutShortThenRun(root: string, name: string, ready: (entry: string) => boolean, pause = 0): Promise<void> {
+  const cache = join(work, `npx-cache-${name}`);
+  const env = { ...shellEnv, npm_config_cache: cache, npm_config_offline: "true" };
+  const npx = spawn("npx", ["--yes", "rest-reference-server", "--version"], { cwd: root, env, stdio: "ignore", detached: true });
+  let ended = false;
+  const exited = once(npx, "exit").then(() => (ended = true));
+  for (let entry = npxEntry(cache); !ended && !(entry && ready(entry)); entry = npxEntry(cache)) await sleep(1);
+  await sleep(pause);
+  assert.equal(ended, false, `npx ended before the moment to cut it short (${name})`);
+  process.kill(-npx.pid!, "SIGINT");
+  await exited;
+  assert.equal(run("npx", ["--yes", "rest-reference-server", "--version"], root, env).trim(), VERSION, `cut short ${name}`);
+}
+
+const linkedCommand = (entry: string): boolean => existsSync(join(entry, "node_modules", ".bin", "rest-reference-server"));
+// prepare (scripts/build-if-stale.mjs) writes the entry's package.json as it starts.
+const preparing = (entry: string): boolean => existsSync(join(entry, "package.json"));
+
+test("npx rest-reference-server in a clone, cut short by Ctrl-C while npm runs prepare or links the command, runs when started again", { timeout: 300_000 }, async () => {
+  // The build npm test made is there, so npx links the clone into its cache (a new one each time) and runs it.
+  await cutShortThenRun(ROOT, "in-prepare", preparing);
+  await cutShortThenRun(ROOT, "at-command-link", linkedCommand);
+});
+
+test("npx rest-reference-server in a clone with no dist/, cut short by Ctrl-C while it builds, builds again and runs when started again", { timeout: 300_000 }, async () => {
+  const clone = join(work, "npx-no-dist");
+  execFileSync("git", ["clone", "--quiet", ROOT, clone]);
+  symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
+  await cutShortThenRun(clone, "in-build", preparing, 2000);
+  assert.ok(existsSync(join(clone, "dist", "main.js")), "the second npx built dist/");
 });
