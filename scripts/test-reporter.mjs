@@ -1,10 +1,14 @@
-// The reporter of `npm test`: one line per test file and a summary when all pass, and every failure whole
-// (its name, its error with the assertion's diff and stack, and what its file printed). node:test's own
-// reporters print a line per test (spec) or a dot (dot), and the failures of dot without the file's output.
-import { relative } from "node:path";
+// The reporter of `npm test`: when all pass, a screenful (the files that passed, packed a folder to a
+// line, each with its seconds, then the summary); every failure whole (its name, its error with the
+// assertion's diff and stack, and what its file printed). node:test's own reporters print a line per
+// test (spec) or a dot (dot), and the failures of dot without the file's output.
+import { basename, dirname, relative } from "node:path";
 import { inspect } from "node:util";
 
 // Plain JavaScript: node loads a reporter before the --import hooks that would read TypeScript.
+
+/** The widest line of files that passed, in characters: a terminal's 100 columns. */
+const WIDTH = 100;
 
 /**
  * The part of a node:test event this reporter reads.
@@ -28,6 +32,8 @@ export default async function* report(source) {
   const relayed = [];
   /** @type {string[]} */
   const summary = [];
+  /** The files passed since the last line was written, all of one folder: `✔ test/journal/  crash 2.1 · lock 1.3`. */
+  let packed = { folder: "", text: "" };
   /** @param {string} file @returns {FileState} */
   const state = (file) => {
     let found = files.get(file);
@@ -63,17 +69,32 @@ export default async function* report(source) {
     }
   }
   for (const [done, finished] of files) yield* line(done, finished);
+  yield* flush();
   if (summary.length > 0) yield `${summary.join(", ")}\n`;
 
-  /** A file's line, and its failures whole. @param {string} file @param {FileState} finished */
+  /** Writes the files packed so far, if any. */
+  function* flush() {
+    if (packed.text !== "") yield `${packed.text}\n`;
+    packed = { folder: "", text: "" };
+  }
+
+  /** A file that passed joins the line of its folder; one that failed is written whole. @param {string} file @param {FileState} finished */
   function* line(file, finished) {
     files.delete(file);
     const error = finished.ended?.error;
     const seconds = ((finished.ended?.duration_ms ?? 0) / 1000).toFixed(1);
     const failed = error !== undefined || finished.failures.length > 0;
     if (!failed && onlyFailures) return;
-    yield `${failed ? "✖" : "✔"} ${relative(process.cwd(), file)}  ${finished.tests} tests  ${seconds} s\n`;
-    if (!failed) return;
+    const path = relative(process.cwd(), file);
+    if (!failed) {
+      const folder = `${dirname(path)}/`;
+      const entry = `${basename(path, ".test.ts")} ${seconds}`;
+      if (packed.folder !== folder || packed.text.length + entry.length + 3 > WIDTH) yield* flush();
+      packed = packed.text === "" ? { folder, text: `✔ ${folder.padEnd(17)} ${entry}` } : { folder, text: `${packed.text} · ${entry}` };
+      return;
+    }
+    yield* flush();
+    yield `✖ ${path}  ${finished.tests} tests  ${seconds} s\n`;
     if (error !== undefined && !onlyChildrenFailed(error)) finished.failures.push(`  ✖ the file itself\n${indent(describe(error), "    ")}`);
     yield `${finished.failures.join("\n")}\n`;
     if (finished.output.length > 0) yield `  What the file printed:\n${indent(finished.output.join("").trimEnd(), "  | ")}\n`;

@@ -14,12 +14,32 @@ export const SYSTEM_TESTS: readonly string[] = [
   "test/process/promtool.test.ts",
 ];
 
-/** Tests that take a minute or more of their own: the attacks on memory and time, the install lines. test:all runs them. */
+/**
+ * Tests that take ten seconds or more of their own, measured beside the rest of `npm test`: the attacks
+ * on memory and time, the install lines, and the files that start, crash and restart the command as a
+ * process, over and over. test:all runs them; `npm test -- FILE` runs any of them on its own.
+ */
 export const SLOW_TESTS: readonly string[] = [
   "test/reliability/answers.test.ts",
   "test/reliability/exhaustion.test.ts",
   // The install lines replayed: a git URL installs the dev dependencies and builds, and git is a program beyond Node.
   "test/install.test.ts",
+  "test/client-examples.test.ts",
+  "test/dockerfile.test.ts",
+  "test/journal/crash.test.ts",
+  "test/journal/lock.test.ts",
+  "test/journal/permissions.test.ts",
+  "test/journal/server-crash.test.ts",
+  "test/journal/store-failure.test.ts",
+  "test/json-server/safety.test.ts",
+  "test/json-server/v0-17-cli.test.ts",
+  "test/main.test.ts",
+  "test/reliability/faults.test.ts",
+  "test/reliability/hostile.test.ts",
+  "test/reliability/model.test.ts",
+  "test/reliability/restart.test.ts",
+  "test/request-log.test.ts",
+  "test/stop-commands.test.ts",
 ];
 
 /** Every test file the in-process pass runs: test/*.test.ts and test/<folder>/*.test.ts. */
@@ -32,20 +52,14 @@ export function inProcessFiles(): string[] {
 }
 
 /**
- * The files `npm test` runs in-process. Not test/process/, whose every test starts a server process: npm
- * test runs them against the build alone (from src/ through tsx, each start costs three times the CPU).
- * Nor the black-box files the fetch handler answers, which npm test runs through it, in-process too and
- * under coverage, and against the build: a third pass of them, in-process through startServer, proved
- * little the other two do not. Those of the socket's rules (SOCKET_TESTS) stay.
+ * The files `npm test` runs in-process. Not test/process/, whose every test starts a server process
+ * (test:all runs them on every runtime). Nor the black-box files the fetch handler answers, which npm
+ * test runs through it: a second pass of them, in-process through startServer, proves little more, and
+ * test:all runs it. Those of the socket's rules (SOCKET_TESTS) stay.
  */
-export function coveredFiles(): string[] {
+export function fastInProcessFiles(): string[] {
   const elsewhere = new Set([...testsIn("test/process"), ...fetchFiles()]);
   return fast(inProcessFiles()).filter((file) => !elsewhere.has(file));
-}
-
-/** The black-box suite: the tests of a server from outside, run against each target. */
-export function blackBoxFiles(): string[] {
-  return [...testsIn("test/http"), ...testsIn("test/process")];
 }
 
 /**
