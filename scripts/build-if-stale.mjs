@@ -4,7 +4,7 @@
 // inside a clone. Plain JavaScript, so that it runs without tsx: `npm install --omit=dev` has neither tsx
 // nor TypeScript, and then keeps the dist/ there is, or says how to get one.
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 
@@ -14,13 +14,13 @@ const packing = command === "pack" || command === "publish";
 // hides its output there. So npx builds only when there is no dist/ at all, and says so on the terminal.
 const underNpx = command === "exec";
 // package.json's `prepare` runs this script again with `--failed-with=STATUS` when the first run failed,
-// Ctrl-C included (the shell there ignores SIGINT, so it lives on to do that).
+// Ctrl-C included (under npx the shell there ignores SIGINT, so it lives on to do that).
 const failedWith = process.argv.find((arg) => arg.startsWith("--failed-with="));
 if (failedWith) {
   if (underNpx) settleNpxEntries();
   process.exit(Number(failedWith.slice("--failed-with=".length)) || 1);
 }
-if (underNpx) for (const entry of npxEntries()) writeEntryManifest(entry);
+if (underNpx) for (const entry of npxEntries()) completeNpxEntry(entry);
 const built = "dist/package.json";
 
 if (!resolves("tsx") || !resolves("typescript")) {
@@ -99,9 +99,9 @@ function fail(line) {
  * npm's npx cache entry for the clone. npm links the clone into a new entry, runs this script, links the
  * command, and only then writes the entry's package.json. A Ctrl-C meanwhile makes npm exit at once and
  * leave the link without that file, and every later `npx rest-reference-server` in the clone failed with
- * npm's `ENOENT ... package.json` until the entry was deleted by hand. So this script writes the file first,
- * as npm would, and after a failed run it either finishes the entry (the command's link too) or, with no
- * dist/ to run, removes it so that the next npx links and builds again.
+ * npm's `ENOENT ... package.json` until the entry was deleted by hand. So this script makes the entry whole
+ * first, as npm would (the file, and the command's link when there is a dist/ to run), and after a failed run
+ * with no dist/ it takes the clone's link out again, so that the next npx links and builds afresh.
  */
 
 /** @returns {string[]} the entries of npm's npx cache that link this clone */
@@ -122,23 +122,35 @@ function npxEntries() {
     });
 }
 
-/** @param {string} entry */
-function writeEntryManifest(entry) {
-  if (existsSync(join(entry, "package.json"))) return;
+/**
+ * Writes what npm writes last into an entry that lacks it: its package.json, and, with a dist/ to run, the
+ * command's link, its target made executable as npm makes it (tsc writes files without the x bit).
+ * @param {string} entry
+ */
+function completeNpxEntry(entry) {
   const here = realpathSync(".");
-  const manifest = { dependencies: { "rest-reference-server": `file:${relative(entry, here)}` }, _npx: { packages: [here] } };
-  writeFileSync(join(entry, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  if (!existsSync(join(entry, "package.json"))) {
+    const manifest = { dependencies: { "rest-reference-server": `file:${relative(realpathSync(entry), here)}` }, _npx: { packages: [here] } };
+    writeFileSync(join(entry, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  }
+  if (!existsSync("dist/main.js")) return;
+  chmodSync("dist/main.js", 0o777 & ~process.umask());
+  const bin = join(entry, "node_modules", ".bin");
+  mkdirSync(bin, { recursive: true });
+  try {
+    symlinkSync("../rest-reference-server/dist/main.js", join(bin, "rest-reference-server"));
+  } catch {
+    // npm linked it already.
+  }
 }
 
+/** After a failed run: entries made whole, or, with no dist/ to run, the clone's link taken out of them. */
 function settleNpxEntries() {
   for (const entry of npxEntries()) {
-    if (!existsSync("dist/main.js")) {
-      rmSync(entry, { recursive: true, force: true });
-      continue;
+    if (existsSync("dist/main.js")) completeNpxEntry(entry);
+    else if (!existsSync(join(entry, "node_modules", ".bin", "rest-reference-server"))) {
+      rmSync(join(entry, "node_modules", "rest-reference-server"), { force: true });
+      rmSync(join(entry, "package.json"), { force: true });
     }
-    writeEntryManifest(entry);
-    const bin = join(entry, "node_modules", ".bin");
-    mkdirSync(bin, { recursive: true });
-    if (!existsSync(join(bin, "rest-reference-server"))) symlinkSync("../rest-reference-server/dist/main.js", join(bin, "rest-reference-server"));
   }
 }

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -88,7 +88,7 @@ test("npm install --omit=dev in a fresh clone succeeds without TypeScript, and s
   assert.equal(existsSync(join(clone, "node_modules", "tsx")), false);
 });
 
-/** The entry npx makes in its cache for the clone at `root`, once it exists. */
+/** The entry npx makes in the npx cache of the npm cache `cache`, once it exists. */
 function npxEntry(cache: string): string | undefined {
   const entries = join(cache, "_npx");
   return existsSync(entries) ? readdirSync(entries).map((name) => join(entries, name))[0] : undefined;
@@ -110,7 +110,18 @@ async function cutShortThenRun(root: string, name: string, ready: (entry: string
   assert.equal(ended, false, `npx ended before the moment to cut it short (${name})`);
   process.kill(-npx.pid!, "SIGINT");
   await exited;
+  // npm exits at once; what its shell runs after a Ctrl-C (prepare's second run) may still be at work.
+  while (groupAlive(npx.pid!)) await sleep(10);
   assert.equal(run("npx", ["--yes", "rest-reference-server", "--version"], root, env).trim(), VERSION, `cut short ${name}`);
+}
+
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const linkedCommand = (entry: string): boolean => existsSync(join(entry, "node_modules", ".bin", "rest-reference-server"));
@@ -129,4 +140,8 @@ test("npx rest-reference-server in a clone with no dist/, cut short by Ctrl-C wh
   symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
   await cutShortThenRun(clone, "in-build", preparing, 2000);
   assert.ok(existsSync(join(clone, "dist", "main.js")), "the second npx built dist/");
+  // tsc writes the command without the x bit, which npm sets as it links the command; an entry this
+  // clone's prepare made whole after a Ctrl-C must run too.
+  chmodSync(join(clone, "dist", "main.js"), 0o644);
+  await cutShortThenRun(clone, "in-prepare-of-a-fresh-build", preparing);
 });
