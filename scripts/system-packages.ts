@@ -33,7 +33,7 @@ export function ensureSystemPackages(): void {
   const command = `apt-get install -y --no-install-recommends ${names.join(" ")}`;
   const isRoot = process.getuid?.() === 0;
   if (!isRoot || !existsSync("/usr/bin/apt-get")) {
-    throw new Error(`npm test needs ${names.join(", ")} (${missing.map(({ usedBy }) => usedBy).join("; ")}); install it: ${command}`);
+    throw new Error(`npm run test:all needs ${names.join(", ")} (${missing.map(({ usedBy }) => usedBy).join("; ")}); install it: ${command}`);
   }
   console.log(`Installing what the tests need: ${command}`);
   execFileSync("apt-get", ["update"], { stdio: "inherit" });

@@ -88,7 +88,8 @@ export default async function* report(source) {
     const path = relative(process.cwd(), file);
     if (!failed) {
       const folder = `${dirname(path)}/`;
-      const entry = `${basename(path).replace(/\.test\.[cm]?[jt]s$/, "")} ${seconds}`;
+      // A file that ran no test says so: it passes, but proves nothing.
+      const entry = `${basename(path).replace(/\.test\.[cm]?[jt]s$/, "")} ${seconds}${finished.tests === 0 ? " (no tests)" : ""}`;
       if (packed.folder !== folder || packed.text.length + entry.length + 3 > WIDTH) yield* flush();
       packed = packed.text === "" ? { folder, text: `✔ ${folder.padEnd(17)} ${entry}` } : { folder, text: `${packed.text} · ${entry}` };
       return;

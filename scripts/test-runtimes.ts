@@ -19,7 +19,7 @@ const FILES = ["test/http", "test/process"].flatMap((folder) =>
 try {
   console.log("Runtimes:", ensureRuntimes());
 } catch (error) {
-  console.error(`\nnpm test needs Deno and Bun and cannot run them: ${(error as Error).message}`);
+  console.error(`\nnpm run test:all needs Deno and Bun and cannot run them: ${(error as Error).message}`);
   process.exit(1);
 }
 

@@ -42,6 +42,9 @@ export const SLOW_TESTS: readonly string[] = [
   "test/stop-commands.test.ts",
 ];
 
+/** Tests of Deno and Bun alone, which `npm test` does not run (TEST_RUNTIMES=node): there they would have no test. test:all runs them. */
+export const DENO_AND_BUN_TESTS: readonly string[] = ["test/fetch-app-runtimes.test.ts", "test/start-on.test.ts"];
+
 /** Every test file the in-process pass runs: test/*.test.ts and test/<folder>/*.test.ts. */
 export function inProcessFiles(): string[] {
   const top = testsIn("test");
@@ -58,7 +61,7 @@ export function inProcessFiles(): string[] {
  * test:all runs it. Those of the socket's rules (SOCKET_TESTS) stay.
  */
 export function fastInProcessFiles(): string[] {
-  const elsewhere = new Set([...testsIn("test/process"), ...fetchFiles()]);
+  const elsewhere = new Set([...testsIn("test/process"), ...fetchFiles(), ...DENO_AND_BUN_TESTS]);
   return fast(inProcessFiles()).filter((file) => !elsewhere.has(file));
 }
 
@@ -82,7 +85,7 @@ export function fetchFiles(): string[] {
   return testsIn("test/http").filter((file) => !SOCKET_TESTS.includes(file));
 }
 
-/** The files of a list that need nothing but Node and npm, and take no minute of their own. */
+/** The files of a list that need nothing but Node and npm, and take less than ten seconds of their own. */
 export function fast(files: readonly string[]): string[] {
   return files.filter((file) => !SYSTEM_TESTS.includes(file) && !SLOW_TESTS.includes(file));
 }

@@ -63,6 +63,20 @@ test("a failure is printed whole: the file, the test's name, the diff, and what 
   assert.match(lines.at(-1)!, /^3 tests, 0 suites, 2 pass, 1 fail/);
 });
 
+test("a file whose process dies mid-test is a failure of the file itself", () => {
+  const dies = `import { test } from "node:test";\ntest("dies", async () => { process.kill(process.pid, "SIGKILL"); await new Promise((resolve) => setTimeout(resolve, 5000)); });\n`;
+  const { status, lines } = report("killed", { "a.test.mjs": PASSING, "k.test.mjs": dies });
+  assert.equal(status, 1);
+  assert.match(lines[1]!, /^✖ k\.test\.mjs {2}0 tests {2}\d+\.\d s$/);
+  assert.deepEqual(lines.slice(2, 4), ["  ✖ the file itself", "    test failed"]);
+});
+
+test("a file that runs no test says so on its line", () => {
+  const { status, lines } = report("empty", { "a.test.mjs": PASSING, "b.test.mjs": `import { test } from "node:test";\n` });
+  assert.equal(status, 0);
+  assert.match(lines[0]!, /^✔ \.\/ {16}a \d+\.\d · b \d+\.\d \(no tests\)$/);
+});
+
 test("TEST_REPORT=failures prints only the failures and the summary", () => {
   const { status, lines } = report("quiet", { "a.test.mjs": PASSING }, { TEST_REPORT: "failures" });
   assert.equal(status, 0);

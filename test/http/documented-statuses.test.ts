@@ -243,8 +243,8 @@ async function draining(t: Parameters<typeof fresh>[0]): Promise<string> {
 }
 
 // The draining rows mount the app in this process with its drain flag held up, as no
-// process can be held in shutdown while requests arrive. So they run in the in-process
-// pass of npm test only; shutdown.test.ts checks shutdown of a process on every runtime.
+// process can be held in shutdown while requests arrive. So they run in-process only (test:all's
+// in-process pass); shutdown.test.ts checks shutdown of a process on every runtime.
 const CAN_DRAIN = targetMode() === "inprocess";
 
 for (const row of ROWS) {

@@ -11,7 +11,7 @@ import { connect } from "./crash-http.ts";
 import { CRASH_RUNTIMES, crashServerCommand } from "./server-crash.ts";
 import { tempDir } from "./support.ts";
 
-// npm test installs strace when it is missing (scripts/system-packages.ts); without it these tests fail.
+// npm run test:all installs strace when it is missing (scripts/system-packages.ts); without it these tests fail.
 const STRACE = spawnSync("strace", ["-V"]).status === 0;
 const CLIENTS = 8;
 const PER_CLIENT = 25;

@@ -7,7 +7,7 @@ import { before, test } from "node:test";
 import { ensureRuntimes } from "../../scripts/install-runtimes.ts";
 import { childCommand, RUNTIMES, tempDir } from "./support.ts";
 
-// npm test installs strace when it is missing (scripts/system-packages.ts); without it these tests fail.
+// npm run test:all installs strace when it is missing (scripts/system-packages.ts); without it these tests fail.
 const STRACE = spawnSync("strace", ["-V"]).status === 0;
 const ENTRIES = 300;
 

@@ -11,7 +11,7 @@ export function postgresBin(): string {
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root) ? readdirSync(root).filter((name) => existsSync(join(root, name, "bin", "postgres"))) : [];
   if (versions.length === 0) {
-    throw new Error("PostgreSQL is not installed; install it: apt-get install -y --no-install-recommends postgresql (npm test does this itself)");
+    throw new Error("PostgreSQL is not installed; install it: apt-get install -y --no-install-recommends postgresql (npm run test:all does this itself)");
   }
   const newest = versions.sort((a, b) => Number(a) - Number(b)).at(-1)!;
   return join(root, newest, "bin");

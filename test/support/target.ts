@@ -52,7 +52,7 @@ export function targetMode(): Mode {
 export function runtimeBinary(name: Runtime): string {
   const path = runtimePath(name);
   if (path === undefined) {
-    throw new Error(`${name} is not installed; run "${INSTALL_COMMAND}" (npm test does this itself)`);
+    throw new Error(`${name} is not installed; run "${INSTALL_COMMAND}" (npm run test:all does this itself)`);
   }
   return path;
 }
@@ -69,7 +69,7 @@ export function serverCommand(mode: ProcessMode, durable = durableTargets()): { 
       // dist/ copied alone into an empty folder outside the repository, with no node_modules near it.
       const folder = process.env.TEST_DIST_DIR;
       if (folder === undefined || !existsSync(`${folder}/dist/main.js`)) {
-        throw new Error("TEST_TARGET=dist needs TEST_DIST_DIR, a folder holding only a copy of dist/; npm test sets it");
+        throw new Error("TEST_TARGET=dist needs TEST_DIST_DIR, a folder holding only a copy of dist/; test:all sets it");
       }
       return { command: process.execPath, args: ["dist/main.js"], cwd: folder };
     }
