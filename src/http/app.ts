@@ -1,6 +1,6 @@
 // createApp: the API as a node:http request listener over its own data: the route table, the log and the metrics put together.
 import type { RequestListener } from "node:http";
-import type { ApiRoute } from "../api/handler.ts";
+import type { ApiRoute, Handler, Route } from "../api/handler.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "../openapi/document.ts";
 import { createLogger, LOG_FORMATS, type Logger, type LogFormat } from "../ops/log.ts";
 import { createMetrics, type Metrics } from "../ops/metrics.ts";
@@ -17,6 +17,7 @@ import type { Seed } from "../store/records.ts";
 import { chooseServed, type Dialect } from "../api/json-server/data-set.ts";
 import { checkStoreLimit } from "../api/dataset.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
+import { createFetchHandlers, type FetchHandlers } from "./fetch-front.ts";
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
 import { crossSiteCheck } from "./cross-site.ts";
 
@@ -155,6 +156,18 @@ export type Api = Handlers & { data: DataSet };
  * the log and the metrics are made from the options unless given.
  */
 export function createApi(options: AppOptions = {}, data?: DataSet, observers?: Observers): Api {
+  const api = apiOf(options, data, observers);
+  return { ...createHandlers(api.routes, api.listenerOptions), data: api.data };
+}
+
+/** The API as a fetch handler together with its data set (createFetchApp, and Deno.serve and Bun.serve for the command). */
+export function createFetchApi(options: AppOptions = {}, data?: DataSet, observers?: Observers): FetchHandlers & { data: DataSet } {
+  const api = apiOf(options, data, observers);
+  return { ...createFetchHandlers(api.routes, api.listenerOptions), data: api.data };
+}
+
+/** The route table of an app's options and data, and the options of the listener that serves it, for either front end. */
+function apiOf(options: AppOptions, data: DataSet | undefined, observers: Observers | undefined): { routes: Route<Handler>[]; listenerOptions: ListenerOptions; data: DataSet } {
   refuseUnknownOptions(options, APP_OPTIONS, "createApp");
   const { seed, clock, storeLimit, resources, db, dialect, logFormat = "off", metrics: metricsOn = true, controlLog, ...listenerOptions } = options;
   data ??= openData({ seed, clock, storeLimit, resources, db, dialect });
@@ -176,23 +189,26 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
   const bodiless = new Set(control.filter((route) => route.method === "POST").map((route) => route.handler));
   // The dialect's `/:a/:b` patterns would take `/__control/...` first: there control goes first.
   const table = data.dialect === undefined ? [...routes, ...control] : [...control, ...routes];
-  const handlers = createHandlers(table, {
-    ...listenerOptions,
-    servedWhileDraining,
-    open,
-    stringIds,
-    logger,
-    metrics,
-    stallTimeout: observers?.stallTimeout,
-    requestLog,
-    quiet,
-    writeOnly,
-    bodiless,
-    ownBodies: data.dialect === undefined ? undefined : { handlers: data.dialect.bodyHandlers, read: data.dialect.readBody },
-    unknownMethod: data.dialect?.unknownMethod,
-    readStringId: data.dialect?.readId,
-  });
-  return { ...handlers, data };
+  return {
+    routes: table,
+    listenerOptions: {
+      ...listenerOptions,
+      servedWhileDraining,
+      open,
+      stringIds,
+      logger,
+      metrics,
+      stallTimeout: observers?.stallTimeout,
+      requestLog,
+      quiet,
+      writeOnly,
+      bodiless,
+      ownBodies: data.dialect === undefined ? undefined : { handlers: data.dialect.bodyHandlers, read: data.dialect.readBody },
+      unknownMethod: data.dialect?.unknownMethod,
+      readStringId: data.dialect?.readId,
+    },
+    data,
+  };
 }
 
 /** An app's own data, in memory: json-server's dialect over a db.json, a file's collections, or the built-in ones. */

@@ -1,5 +1,5 @@
 // Request bodies: their headers checked in the order of docs/spec.md#3-request-bodies, then their bytes read within the limit (api/json.ts parses them).
-import type { IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { setImmediate } from "node:timers";
 import { HttpError } from "../api/errors.ts";
 import { clip } from "../api/input.ts";
@@ -39,15 +39,15 @@ export type BodyOptions = { limit: number; patch?: boolean };
  * type and content encoding 415, then a declared size over the limit 413, before a byte is read.
  * Throws the HttpError; the body itself is read by readBody and parsed by parseJsonObject.
  */
-export function checkBodyHeaders(request: IncomingMessage, options: BodyOptions): void {
-  checkMediaType(request.headers["content-type"], options);
-  checkBodyFraming(request, options);
+export function checkBodyHeaders(headers: IncomingHttpHeaders, options: BodyOptions): void {
+  checkMediaType(headers["content-type"], options);
+  checkBodyFraming(headers, options);
 }
 
 /** checkBodyHeaders without the media type, for a route that reads its body's type itself: the encoding, then the declared size. */
-export function checkBodyFraming(request: IncomingMessage, options: BodyOptions): void {
-  checkContentEncoding(request.headers["content-encoding"]);
-  const declared = request.headers["content-length"];
+export function checkBodyFraming(headers: IncomingHttpHeaders, options: BodyOptions): void {
+  checkContentEncoding(headers["content-encoding"]);
+  const declared = headers["content-length"];
   if (declared !== undefined && Number(declared) > options.limit) throw tooLarge(options.limit);
 }
 
@@ -91,11 +91,13 @@ export function checkContentEncoding(header: string | undefined): void {
   throw new HttpError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${clip(header)} is not supported; send the body uncompressed`);
 }
 
-function tooLarge(limit: number): HttpError {
+/** The refusal of a body longer than the limit. */
+export function tooLarge(limit: number): HttpError {
   return new HttpError("BODY_TOO_LARGE", `Request body must not be larger than ${limit} bytes`);
 }
 
-function busy(): HttpError {
+/** The refusal of a body while the bodies being read at once hold their whole budget. */
+export function busy(): HttpError {
   return new HttpError("SERVER_BUSY", "The server is receiving as many request bodies at once as it holds; retry shortly", {
     headers: { "retry-after": "1" },
   });

@@ -9,7 +9,7 @@ import type { Exchange } from "./serving.ts";
  * Drops a request's connection without an answer (`Prefer: fault=reset`), once its delay has
  * passed; the request is not carried out. Says whether that comes later.
  */
-export function dropLater(exchange: Exchange): boolean {
+export function dropLater<R, S>(exchange: Exchange<R, S>): boolean {
   const wait = exchange.delay;
   exchange.delay = 0;
   if (wait === 0) {
@@ -19,19 +19,17 @@ export function dropLater(exchange: Exchange): boolean {
   later(() => {
     drop(exchange);
     // What was pipelined behind it finds its connection gone, and is counted so.
-    exchange.serving.queue.proceed(exchange.request.socket);
+    exchange.serving.queue.proceed(exchange.serving.front.connection(exchange));
   }, wait);
   return true;
 }
 
 /** Drops a request's connection, as a reset does, for a client that must survive one. */
-function drop(exchange: Exchange): void {
-  const socket = exchange.request.socket as typeof exchange.request.socket & { resetAndDestroy?: () => void };
-  exchange.serving.dropped.add(socket);
-  exchange.serving.drops++;
-  // A TCP reset where the runtime can send one (Node), a plain close elsewhere.
-  if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
-  else socket.destroy();
+function drop<R, S>(exchange: Exchange<R, S>): void {
+  const { serving } = exchange;
+  serving.dropped.add(serving.front.connection(exchange));
+  serving.drops++;
+  serving.front.drop(exchange);
   gone(exchange);
 }
 

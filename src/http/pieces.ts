@@ -1,5 +1,4 @@
 // Long answers written in pieces by one scheduler: every other request is served between its turns, no answer is held whole in memory, and one that makes no progress loses its connection.
-import type { ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { clearTimeout, setImmediate, setTimeout } from "node:timers";
 import { PIECE_CHARS } from "../store/list-text.ts";
@@ -40,7 +39,22 @@ export type LongOptions = { head: boolean; writeHead: (length: number) => void; 
  * false when too many are being written already. `done` is told the body bytes written (0 for
  * HEAD), or -1 once the client has gone or stopped reading.
  */
-export type Pacer = { write: (response: ServerResponse, body: LongBody, options: LongOptions, done: (bytes: number) => void) => boolean };
+export type Pacer = { write: (response: PieceSink, body: LongBody, options: LongOptions, done: (bytes: number) => void) => boolean };
+
+/**
+ * Where a long answer's pieces go: node:http's ServerResponse is one, and the fetch front end's
+ * stream of a Response's body another (fetch-front.ts). `write` says, as a socket's does, whether
+ * the reader has taken what it had; `drain` says that it has; `close`, that it has gone.
+ */
+export type PieceSink = {
+  /** The request answered: its connection goes first when an answer waits behind another on it. */
+  readonly req?: { readonly socket?: { readonly destroyed: boolean; destroy: () => void; once: (event: "close", listener: () => void) => unknown; off: (event: "close", listener: () => void) => unknown } | null };
+  write: (piece: string | Uint8Array) => boolean;
+  end: (piece?: string | Uint8Array) => unknown;
+  destroy: () => unknown;
+  once: (event: "close" | "drain", listener: () => void) => unknown;
+  off: (event: "close", listener: () => void) => unknown;
+};
 
 /** Something the scheduler gives turns to: an answer, or the measuring of a list that answers share. */
 type Task = { step: () => void; queued: boolean };
@@ -153,7 +167,7 @@ export function createPacer({ answers: most = LONG_ANSWERS, textChars: mostChars
     job.waiting.add(answer);
   }
 
-  function write(response: ServerResponse, body: LongBody, options: LongOptions, done: (bytes: number) => void): boolean {
+  function write(response: PieceSink, body: LongBody, options: LongOptions, done: (bytes: number) => void): boolean {
     const text = typeof body === "string" || body instanceof Uint8Array ? body : undefined;
     if (answers >= most || (text !== undefined && textChars + text.length > mostChars)) return false;
     answers++;

@@ -75,7 +75,7 @@ export function send(res: ServerResponse, reply: Reply, options: SendOptions = {
  * walks by index; a copied object would be built, then walked with for-in (docs/benchmarks.md).
  * send() builds the same list inline.
  */
-function headerList(reply: Reply, options: SendOptions): Array<string | number> {
+export function headerList(reply: Reply, options: SendOptions): Array<string | number> {
   const headers: Array<string | number> = [];
   if (reply.headers !== undefined) {
     for (const name in reply.headers) headers.push(name, reply.headers[name]!);

@@ -1,20 +1,20 @@
 // What every step of a request shares: the listener's options, read once into settings, and the
 // exchange that carries one request from its arrival to its answer (listener.ts).
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 // Imported rather than read from the global, which Node makes a getter run on every use.
 import { performance } from "node:perf_hooks";
 import { type AccessOptions, hostCheck, tokenCheck } from "./access.ts";
-import { type BodyBudget, bodyBudget, type BodyOptions, DEFAULT_BODY_LIMIT } from "./body.ts";
+import { type BodyBudget, bodyBudget, type BodyDone, type BodyOptions, DEFAULT_BODY_LIMIT } from "./body.ts";
 import { type CorsOrigins, type CorsPolicy, createCorsPolicy } from "./cors.ts";
 import { HttpError } from "../api/errors.ts";
 import type { BodyReader, Handler, Route } from "../api/handler.ts";
 import { parseStringId } from "../api/ids.ts";
-import { inOrder } from "./in-order.ts";
 import { createLogger, type Logger } from "../ops/log.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "./request-id.ts";
-import { createPacer, DEFAULT_STALL_TIMEOUT, type Pacer } from "./pieces.ts";
+import { createPacer, DEFAULT_STALL_TIMEOUT, type LongBody, type Pacer } from "./pieces.ts";
 import type { Reply } from "../api/reply.ts";
+import type { SendOptions } from "./respond.ts";
 import { createRouter, type Match } from "./router.ts";
 import type { RecordId } from "../store/records.ts";
 import { type Delay, readDelay } from "./prefer.ts";
@@ -72,8 +72,35 @@ export type ListenerOptions = AccessOptions & {
 /** What routing found for a request. */
 export type Found = Match<Handler>;
 
+/**
+ * How one kind of server takes a request's body and its answer: node:http's request and response
+ * (node-front.ts), or the fetch API's Request and Response (fetch-front.ts). The steps of a request
+ * (listener.ts) reach the connection, the body and the answer through these alone.
+ */
+export type FrontEnd<R, S> = {
+  /** What identifies the request's connection: the in-order queue and the dropped connections are kept by it. */
+  connection: (exchange: Exchange<R, S>) => object;
+  /** The client's address, for the access log. */
+  remoteAddress: (exchange: Exchange<R, S>) => string | undefined;
+  /** The body when it has all arrived already, or undefined. */
+  arrivedBody: (exchange: Exchange<R, S>) => Uint8Array | undefined;
+  /** Reads the body within `limit` and the budget of the bodies being read at once, then calls `done` once. */
+  readBody: (exchange: Exchange<R, S>, limit: number, budget: BodyBudget, done: BodyDone) => void;
+  /** Whether an answer sent now leaves part of an announced body unread: the connection then closes once it is sent. */
+  leavesBodyUnread: (exchange: Exchange<R, S>) => boolean;
+  /** Sends a reply whole; the body bytes written, or -1 when nothing could be (the client has gone, or an answer has begun). */
+  send: (exchange: Exchange<R, S>, reply: Reply, options: SendOptions, text: string | Uint8Array | undefined) => number;
+  /** Hands a reply too long to write at once to the scheduler of long answers; false when it has too many. */
+  sendLong: (exchange: Exchange<R, S>, reply: Reply, body: LongBody, options: SendOptions, done: (bytes: number) => void) => boolean;
+  /** Breaks off an answer already begun, as its connection breaking would; false when none has begun. */
+  breakOff: (exchange: Exchange<R, S>) => boolean;
+  /** Drops the request's connection without an answer, as a reset does (`Prefer: fault=reset`). */
+  drop: (exchange: Exchange<R, S>) => void;
+};
+
 /** A listener's settings, made once from its options: every step of every request reads them here. */
-export type Serving = {
+export type Serving<R = unknown, S = unknown> = {
+  front: FrontEnd<R, S>;
   match: (method: string, url: string) => Found;
   readOptions: BodyOptions;
   readPatchOptions: BodyOptions;
@@ -114,18 +141,22 @@ export type Serving = {
   /** The patterns of the quiet routes: their OPTIONS and 405 answers are quiet too. */
   quietPatterns: ReadonlySet<string>;
   /** Pipelined requests are answered in order: what arrives behind a request answered later waits for it. */
-  queue: { serve: (exchange: Exchange) => void; proceed: (connection: object) => void };
+  queue: { serve: (exchange: Exchange<R, S>) => void; proceed: (connection: object) => void };
 };
 
-/** Reads a listener's options once; `handle` is the step that serves a request in its turn on its connection. */
-export function servingOf(routes: readonly Route<Handler>[], options: ListenerOptions, handle: (exchange: Exchange) => boolean): Serving {
+/**
+ * Reads a listener's options once, for a front end; `queue` serves each request in its turn on its
+ * connection (in-order.ts on node:http; a fetch server keeps its requests apart itself).
+ */
+export function servingOf<R, S>(routes: readonly Route<Handler>[], options: ListenerOptions, front: FrontEnd<R, S>, queue: (serving: Serving<R, S>) => Serving<R, S>["queue"]): Serving<R, S> {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const logger = options.logger ?? createLogger("off");
   const control = options.control === true;
   const delay = readDelay(options.delay);
   const requestLog = options.requestLog;
   const quiet = options.quiet ?? new Set();
-  return {
+  const serving: Serving<R, S> = {
+    front,
     match: createRouter(routes),
     readOptions: { limit },
     readPatchOptions: { limit, patch: true },
@@ -158,20 +189,30 @@ export function servingOf(routes: readonly Route<Handler>[], options: ListenerOp
     dropped: new WeakSet<object>(),
     drops: 0,
     quietPatterns: new Set(routes.filter((route) => quiet.has(route.handler)).map((route) => route.pattern)),
-    queue: inOrder(handle),
+    queue: NO_QUEUE,
   };
+  serving.queue = queue(serving);
+  return serving;
 }
+
+const NO_QUEUE = { serve: () => {}, proceed: () => {} };
 
 /**
  * One request on its way to its answer. It carries what the answer, the access line and
  * the metrics need, and the listener serving it, so the functions that serve it are made
  * once, at module level, not once per request.
  */
-export type Exchange = {
+export type Exchange<R = unknown, S = unknown> = {
   /** The listener's settings, the same object for every request it serves. */
-  serving: Serving;
-  request: IncomingMessage;
-  response: ServerResponse;
+  serving: Serving<R, S>;
+  /** The front end's request and answer: node:http's, or a fetch Request and what resolves its Response. */
+  request: R;
+  response: S;
+  method: string;
+  /** The request's target as sent: its path and query. */
+  url: string;
+  /** Its headers, by lower-case name, repeated ones joined with commas. */
+  headers: IncomingHttpHeaders;
   /** performance.now() when the request arrived. */
   started: number;
   /** Its id: a sane incoming `X-Request-Id`, or a new one. */
@@ -191,14 +232,17 @@ export type Exchange = {
 };
 
 /** A request as it arrives: counted, timed, and given its id. */
-export function arrive(serving: Serving, request: IncomingMessage, response: ServerResponse): Exchange {
+export function arrive<R, S>(serving: Serving<R, S>, request: R, response: S, method: string, url: string, headers: IncomingHttpHeaders): Exchange<R, S> {
   serving.metrics?.arrived();
   return {
     serving,
     request,
     response,
+    method,
+    url,
+    headers,
     started: performance.now(),
-    id: requestIdOf(request.headers["x-request-id"]),
+    id: requestIdOf(headers["x-request-id"]),
     route: "none",
     close: false,
     delay: 0,
