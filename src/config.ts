@@ -17,9 +17,15 @@ import { type Delay, DELAY_FORMAT, readDelay } from "./http/prefer.ts";
 import { type Dialect, DIALECTS } from "./api/json-server/data-set.ts";
 
 /** Everything the process takes from its flags and environment. Times are in milliseconds. */
+/** The servers the command can answer through on Deno and Bun. */
+export const HTTP_SERVERS = ["native", "node"] as const;
+export type HttpServer = (typeof HTTP_SERVERS)[number];
+
 export type Config = {
   port: number;
   host: string;
+  /** Which server answers on Deno and Bun: their own (`native`) or their node:http layer (`node`); Node has only node:http. */
+  httpServer: HttpServer;
   bodyLimit: number;
   headersTimeout: number;
   requestTimeout: number;
@@ -116,6 +122,16 @@ export const SETTINGS: readonly Setting[] = [
     shown: "127.0.0.1",
     meaning: "The address to listen on; containers set `0.0.0.0`.",
     read: readHost,
+  },
+  {
+    key: "httpServer",
+    variable: "HTTP_SERVER",
+    flag: "--http-server",
+    shown: "native",
+    meaning:
+      "Which server answers on Deno and Bun: `native`, the runtime's own (`Deno.serve`, `Bun.serve`), or `node`, its node:http compatibility layer, whose time-outs and answers to bad bytes are the server's own (see docs/runtimes.md). Node has node:http alone, whatever this says.",
+    read: oneOf(HTTP_SERVERS, "native"),
+    placeholder: "name",
   },
   {
     key: "bodyLimit",

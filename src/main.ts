@@ -15,6 +15,11 @@ import { StoreLimitError } from "./store/memory/store.ts";
 import { SeedError } from "./api/seed.ts";
 import { type Seed } from "./store/records.ts";
 import { type RunningServer, startServer } from "./http/server.ts";
+import { nativeServerName } from "./http/native.ts";
+import { type NativeRunningServer, startNativeServer } from "./http/native-server.ts";
+
+/** What the command runs: a node:http server, or the runtime's own. */
+type Running = Pick<RunningServer | NativeRunningServer, "url" | "close">;
 import { VERSION } from "./ops/version.ts";
 
 const flags = readOrExit(() => readFlags(process.argv.slice(2)));
@@ -109,13 +114,15 @@ function readOrExit<T>(read: () => T): T {
   }
 }
 
-async function listenOrExit(config: Config, { seed, resources, db }: Served): Promise<RunningServer> {
-  const { seedFile, resourcesFile, dbFile, fsync, compactBytes, logFormat: _auto, dialect, ...options } = config;
+async function listenOrExit(config: Config, { seed, resources, db }: Served): Promise<Running> {
+  const { seedFile, resourcesFile, dbFile, fsync, compactBytes, logFormat: _auto, dialect, httpServer, ...options } = config;
   // The journal's settings go with a data directory only (readConfig refuses them without one).
   const journal = config.dataDir === undefined ? {} : { fsync, compactBytes };
+  // On Deno and Bun, their own server unless HTTP_SERVER=node; on Node, node:http.
+  const start = httpServer === "native" && nativeServerName() !== undefined ? startNativeServer : startServer;
   try {
     // startServer checks what the records hold, and says what is wrong with each.
-    return await startServer({
+    return await start({
       ...options,
       ...journal,
       logFormat,

@@ -161,9 +161,9 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
 }
 
 /** The API as a fetch handler together with its data set (createFetchApp, and Deno.serve and Bun.serve for the command). */
-export function createFetchApi(options: AppOptions = {}, data?: DataSet, observers?: Observers): FetchHandlers & { data: DataSet } {
+export function createFetchApi(options: AppOptions = {}, data?: DataSet, observers?: Observers & { abortable?: boolean }): FetchHandlers & { data: DataSet } {
   const api = apiOf(options, data, observers);
-  return { ...createFetchHandlers(api.routes, api.listenerOptions), data: api.data };
+  return { ...createFetchHandlers(api.routes, api.listenerOptions, { abortable: observers?.abortable }), data: api.data };
 }
 
 /** The route table of an app's options and data, and the options of the listener that serves it, for either front end. */

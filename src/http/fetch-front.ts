@@ -45,7 +45,7 @@ export type FetchHandlers = {
  * answer a socket gets, without `Date` or the connection's own headers. A request asking for a
  * dropped connection (`Prefer: fault=reset`) rejects, as a client's fetch does.
  */
-export function createFetchHandlers(routes: readonly Route<Handler>[], options: ListenerOptions): FetchHandlers {
+export function createFetchHandlers(routes: readonly Route<Handler>[], options: ListenerOptions, { abortable = true }: { abortable?: boolean } = {}): FetchHandlers {
   // A fetch is its own connection: nothing waits behind it, so each request is served at once.
   const serving = servingOf(routes, options, fetchFront, () => ({ serve: (exchange: FetchExchange) => void handle(exchange), proceed: () => {} }));
   const owed = new Set<Answer>();
@@ -75,8 +75,9 @@ export function createFetchHandlers(routes: readonly Route<Handler>[], options: 
       if (owed.size === 0) alive = setInterval(stayAlive, STAY_ALIVE_MS);
       owed.add(answer);
       const exchange = arrive(serving, request, answer, request.method, url.pathname + url.search, headers);
-      // A request aborted (a test's AbortSignal, or Deno.serve's client gone) is a connection closed.
-      request.signal.addEventListener("abort", () => breakOff(answer, request.signal.reason), { once: true });
+      // A request aborted (a test's AbortSignal) is a connection closed. Behind a native server, a
+      // client gone cancels the body it was reading, and Deno aborts the signal of every request answered.
+      if (abortable) request.signal.addEventListener("abort", () => breakOff(answer, request.signal.reason), { once: true });
       // An expectation other than 100-continue is refused as a server refuses it, before the body (docs/spec.md#3-request-bodies).
       const expect = headers.expect;
       if (expect !== undefined && expect.trim().toLowerCase() !== "100-continue") {

@@ -65,7 +65,7 @@ export type ServerOptions = Omit<AppOptions, "isDraining"> & {
 };
 
 // Every name ServerOptions has, so that a misspelt option is refused instead of ignored.
-const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
+export const SERVER_OPTIONS: Record<keyof ServerOptions, true> = {
   allowedHosts: true,
   authTokens: true,
   authTokensFile: true,
@@ -121,6 +121,29 @@ export type RunningServer = {
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   refuseUnknownOptions(options, SERVER_OPTIONS, "startServer");
+  const instance = await openInstance(options);
+  try {
+    const api = createApi(instance.appOptions, instance.data, { logger: instance.logger, metrics: instance.metrics, stallTimeout: instance.settings.requestTimeout });
+    return await serve(api, instance.data.store, instance.state, instance.settings, instance);
+  } catch (error) {
+    // A start that fails once the data is open lets go of it, so that its directory is free for a retry.
+    await instance.data.store.close();
+    throw error;
+  }
+}
+
+/** What startServer and startNativeServer share: the data opened, the log, the metrics, the app's options and the time-outs. */
+export type Instance = {
+  data: DataSet;
+  logger: Logger;
+  metrics: Metrics | undefined;
+  state: { draining: boolean };
+  appOptions: AppOptions;
+  settings: Listening;
+};
+
+/** Reads the options, checks the tokens, and opens the data; the caller lets go of the data if it fails after. */
+export async function openInstance(options: ServerOptions): Promise<Instance> {
   const { port = 0, host = "127.0.0.1", bodyLimit, corsOrigins, logError, logFormat = "off", metrics: metricsOn = true, seed, resources, db, dialect, clock, ...rest } = options;
   const { control, controlLog, delay, ...unshaped } = rest;
   const { allowedHosts, authTokens, authTokensFile, readOnly, storeLimit, ...stored } = unshaped;
@@ -148,20 +171,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           onStoreFailure(error);
         };
   const data = await openData({ seed, resources, db, dialect, clock, storeLimit, dataDir, databaseUrl, fsync, compactBytes, logWarning, onStoreFailure: toldFailure, storeTook });
-  const { store } = data;
-  try {
-    metrics = metricsOn ? recordMetrics(data) : undefined;
-    const api = createApi(appOptions, data, { logger, metrics, stallTimeout: requestTimeout });
-    return await serve(api, store, state, { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout }, { logger, metrics });
-  } catch (error) {
-    // A start that fails once the data is open lets go of it, so that its directory is free for a retry.
-    await store.close();
-    throw error;
-  }
+  metrics = metricsOn ? recordMetrics(data) : undefined;
+  return { data, logger, metrics, state, appOptions, settings: { port, host, headersTimeout, requestTimeout, keepAliveTimeout, shutdownTimeout } };
 }
 
 /** Where and how long: the settings serve needs, time-outs in milliseconds. */
-type Listening = {
+export type Listening = {
   port: number;
   host: string;
   headersTimeout: number;
