@@ -96,6 +96,12 @@ const LOGGING_PEERS: Peer[] = [
 const NATIVE_PEERS: Peer[] = [
   { key: "native", name: `this server's fetch handler on ${RUNTIME === "bun" ? "Bun.serve" : "Deno.serve"}`, file: "bench/peers/native-fetch.mjs", seedsOverHttp: false },
   {
+    key: "hono-native",
+    name: `Hono on ${RUNTIME === "bun" ? "Bun.serve" : "Deno.serve"}, with this server's headers`,
+    file: "bench/peers/hono-native.mjs",
+    seedsOverHttp: false,
+  },
+  {
     key: "minimal-native",
     name: `minimal ${RUNTIME === "bun" ? "Bun.serve" : "Deno.serve"}`,
     file: "bench/peers/minimal-native.mjs",
