@@ -162,7 +162,7 @@ export function awaitBody(request: IncomingMessage, limit: number, budget: BodyB
  * promise kept per connection), which builds no promise per body
  * (docs/benchmarks.md, "Measurements behind fast paths in the code").
  *
- * Two listeners, `data` and `close`. Every request closes in the end, after its `end` if the
+ * Two listeners on the request, `data` and `close`, and one on its socket's `end` (below). Every request closes in the end, after its `end` if the
  * whole body arrived, before it if the client went away; so `close` tells both outcomes, and
  * `readableEnded` says which. No `end` or `error` listener: Node, Deno and Bun emit no `error`
  * on a request without a listener for it (a client that hangs up mid-body closes it). Fast
@@ -174,6 +174,14 @@ export function readBody(request: IncomingMessage, limit: number, budget: BodyBu
   // A pipelined request read only once the one before it is answered may have closed
   // already, its client gone: no `close` would come.
   if (request.destroyed && !request.readableEnded) return done(new ClientGoneError(), NO_BYTES);
+  // The server keeps a connection its client half-closes, so that an answer still being written
+  // goes out whole (server.ts). A client that closes its side before its body has all arrived will
+  // send no more of it: Node's parser then closes the request itself, Deno's does not, and the read
+  // would wait for ever, holding its part of the budget.
+  const socket = request.socket as (typeof request.socket & { readableEnded?: boolean }) | null;
+  const cutShort = () => {
+    if (!request.complete) request.destroy();
+  };
   const chunks: Buffer[] = [];
   let size = 0;
   let settled = false;
@@ -181,6 +189,7 @@ export function readBody(request: IncomingMessage, limit: number, budget: BodyBu
   const settle = () => {
     settled = true;
     budget.held -= size;
+    socket?.off("end", cutShort);
   };
   /** Stops reading, refused: nothing past here is buffered. The answer closes the connection and its unread rest. */
   const refuse = (error: HttpError) => {
@@ -204,4 +213,6 @@ export function readBody(request: IncomingMessage, limit: number, budget: BodyBu
     if (request.readableEnded) done(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     else done(new ClientGoneError(), NO_BYTES);
   });
+  if (socket?.readableEnded === true) cutShort();
+  else socket?.once("end", cutShort);
 }
