@@ -176,8 +176,8 @@ export function readBody(request: IncomingMessage, limit: number, budget: BodyBu
   if (request.destroyed && !request.readableEnded) return done(new ClientGoneError(), NO_BYTES);
   // The server keeps a connection its client half-closes, so that an answer still being written
   // goes out whole (server.ts). A client that closes its side before its body has all arrived will
-  // send no more of it: Node's parser then closes the request itself, Deno's does not, and the read
-  // would wait for ever, holding its part of the budget.
+  // send no more of it. On Deno nothing else ever closed such a request, and the read waited for ever,
+  // holding its part of the budget; Node and Bun close it at the request time-out.
   const socket = request.socket as (typeof request.socket & { readableEnded?: boolean }) | null;
   const cutShort = () => {
     if (!request.complete) request.destroy();

@@ -105,6 +105,25 @@ test("a client that half-closes its side after asking gets a long list whole, th
   assert.equal(Buffer.byteLength(whole.slice(end + 4), "latin1"), length);
 });
 
+test("a client that sends its body in parts, then half-closes its side with the last part, gets 201 and the record is stored", { timeout: 10_000 }, async (t) => {
+  // The server ends a body read when the client's side ends before the body is whole (body.ts); a body
+  // whose last byte comes with the end is whole, and must be taken.
+  const url = await fresh(t);
+  const body = JSON.stringify({ name: "Half Close", email: "half@example.com" });
+  const socket = await openSocket(url);
+  t.after(() => void socket.destroy());
+  const response = readResponse(socket);
+  socket.write(`POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  socket.write(body.slice(0, 10));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  socket.end(body.slice(10));
+  const answer = await response;
+  assert.equal(answer.status, 201);
+  const id = (JSON.parse(answer.body) as { id: number }).id;
+  assert.deepEqual((await call(`${url}/users/${id}`)).body, { id, name: "Half Close", email: "half@example.com" });
+});
+
 test("bad bytes pipelined behind a whole POST: the POST is answered, then the connection closes", { timeout: 5_000 }, async (t) => {
   const url = await fresh(t, { KEEP_ALIVE_TIMEOUT_MS: "60000" });
   const socket = await openSocket(url);
