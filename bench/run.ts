@@ -91,10 +91,16 @@ const LOGGING_PEERS: Peer[] = [
   { key: "json", name: "this server, LOG_FORMAT=json", file: "dist/main.js", seedsOverHttp: true, env: { LOG_FORMAT: "json" } },
 ];
 
-// On Deno and Bun, the runtime's own server too (Deno.serve, Bun.serve): this server's fetch handler on it,
-// and the minimal server written for it, the floor a fetch handler there can reach.
+// On Deno and Bun, the runtime's own server too (Deno.serve, Bun.serve): this server on it (HTTP_SERVER=native),
+// Hono on it, and the minimal server written for it, the floor a fetch handler there can reach.
 const NATIVE_PEERS: Peer[] = [
-  { key: "native", name: `this server's fetch handler on ${RUNTIME === "bun" ? "Bun.serve" : "Deno.serve"}`, file: "bench/peers/native-fetch.mjs", seedsOverHttp: false },
+  {
+    key: "native",
+    name: `this server on ${RUNTIME === "bun" ? "Bun.serve" : "Deno.serve"} (HTTP_SERVER=native)`,
+    file: "dist/main.js",
+    seedsOverHttp: true,
+    env: { HTTP_SERVER: "native" },
+  },
   {
     key: "hono-native",
     name: `Hono on ${RUNTIME === "bun" ? "Bun.serve" : "Deno.serve"}, with this server's headers`,

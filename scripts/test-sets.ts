@@ -43,7 +43,7 @@ export const SLOW_TESTS: readonly string[] = [
 ];
 
 /** Tests of Deno and Bun alone, which `npm test` does not run (TEST_RUNTIMES=node): there they would have no test. test:all runs them. */
-export const DENO_AND_BUN_TESTS: readonly string[] = ["test/fetch-app-runtimes.test.ts", "test/start-on.test.ts"];
+export const DENO_AND_BUN_TESTS: readonly string[] = ["test/fetch-app-runtimes.test.ts", "test/native-server.test.ts", "test/start-on.test.ts"];
 
 /** Every test file the in-process pass runs: test/*.test.ts and test/<folder>/*.test.ts. */
 export function inProcessFiles(): string[] {

@@ -127,10 +127,10 @@ export const SETTINGS: readonly Setting[] = [
     key: "httpServer",
     variable: "HTTP_SERVER",
     flag: "--http-server",
-    shown: "native",
+    shown: "node",
     meaning:
-      "Which server answers on Deno and Bun: `native`, the runtime's own (`Deno.serve`, `Bun.serve`), or `node`, its node:http compatibility layer, whose time-outs and answers to bad bytes are the server's own (see docs/runtimes.md). Node has node:http alone, whatever this says.",
-    read: oneOf(HTTP_SERVERS, "native"),
+      "Which server answers on Deno and Bun: `node`, the runtime's node:http compatibility layer, which keeps every rule of the contract, or `native`, the runtime's own (`Deno.serve`, `Bun.serve`): faster, but it owns the time-outs, bad bytes and dropped connections, and Deno's has no time-outs at all (see docs/runtimes.md). Node has node:http alone, whatever this says.",
+    read: oneOf(HTTP_SERVERS, "node"),
     placeholder: "name",
   },
   {

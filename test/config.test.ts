@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ConfigError, helpText, readConfig, readFlags, readSeedFile, SETTINGS, type Config } from "../src/config.ts";
 import { TIMEOUTS } from "../src/http/server.ts";
 
-const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", httpServer: "native", bodyLimit: 1024 * 1024, ...TIMEOUTS, corsOrigins: "loopback", allowedHosts: ["localhost", "*.localhost", "ip"], authTokens: undefined, authTokensFile: undefined, readOnly: false, storeLimit: 64 * 1024 * 1024, seedFile: undefined, resourcesFile: undefined, dbFile: undefined, dialect: undefined, dataDir: undefined, databaseUrl: undefined, fsync: "always", compactBytes: 64 * 1024 * 1024, logFormat: "auto", metrics: true, control: false, controlLog: 1000, delay: undefined };
+const DEFAULTS: Config = { port: 3000, host: "127.0.0.1", httpServer: "node", bodyLimit: 1024 * 1024, ...TIMEOUTS, corsOrigins: "loopback", allowedHosts: ["localhost", "*.localhost", "ip"], authTokens: undefined, authTokensFile: undefined, readOnly: false, storeLimit: 64 * 1024 * 1024, seedFile: undefined, resourcesFile: undefined, dbFile: undefined, dialect: undefined, dataDir: undefined, databaseUrl: undefined, fsync: "always", compactBytes: 64 * 1024 * 1024, logFormat: "auto", metrics: true, control: false, controlLog: 1000, delay: undefined };
 
 test("readConfig of an empty environment gives port 3000, host 127.0.0.1 and a 1 MiB body limit", () => {
   assert.equal(DEFAULT_BODY_LIMIT, 1_048_576);

@@ -32,7 +32,8 @@ export function createFetchApp(options: AppOptions = {}): FetchApp {
   const api = createFetchApi({ ...options, isDraining: () => closed || (isDraining?.() ?? false) });
   const { store } = api.data;
   return {
-    fetch: api.fetch,
+    // A promise always, as a client's fetch gives; a throw becomes a rejection.
+    fetch: async (request) => api.fetch(request),
     reset: () => store.reset(),
     snapshot: () => store.snapshot(),
     close: async () => {

@@ -29,7 +29,7 @@ export async function startNativeServer(options: ServerOptions = {}): Promise<Na
   const { data, logger, state, settings } = instance;
   const { store } = data;
   try {
-    const api = createFetchApi(instance.appOptions, data, { logger, metrics: instance.metrics, stallTimeout: settings.requestTimeout, abortable: false });
+    const api = createFetchApi(instance.appOptions, data, { logger, metrics: instance.metrics, stallTimeout: settings.requestTimeout, place: "native" });
     const listener = await listenNative({
       fetch: api.fetch,
       port: settings.port,

@@ -15,7 +15,7 @@ export type NativeListener = {
 
 /** What a native server needs: the handler, where to listen, and how long an idle connection stays open. */
 export type NativeOptions = {
-  fetch: (request: Request) => Promise<Response>;
+  fetch: (request: Request) => Response | Promise<Response>;
   port: number;
   host: string;
   /** An idle keep-alive connection is closed after this time, in ms, where the server takes a setting for it. */
@@ -25,7 +25,7 @@ export type NativeOptions = {
 };
 
 type DenoServer = { addr: { hostname: string; port: number }; shutdown: () => Promise<void>; finished: Promise<void> };
-type DenoServe = (options: Record<string, unknown>, handler: (request: Request) => Promise<Response>) => DenoServer;
+type DenoServe = (options: Record<string, unknown>, handler: (request: Request) => Response | Promise<Response>) => DenoServer;
 type BunServer = { hostname: string; port: number; stop: (closeActiveConnections?: boolean) => Promise<void> | void };
 type BunServe = (options: Record<string, unknown>) => BunServer;
 
