@@ -129,7 +129,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: "--http-server",
     shown: "node",
     meaning:
-      "Which server answers on Deno and Bun: `node`, the runtime's node:http compatibility layer, which keeps every rule of the contract, or `native`, the runtime's own (`Deno.serve`, `Bun.serve`): faster, but it owns the time-outs, bad bytes and dropped connections, and Deno's has no time-outs at all (see docs/runtimes.md). Node has node:http alone, whatever this says.",
+      "Which server answers on Deno and Bun: `node`, the runtime's node:http compatibility layer, which keeps every rule of docs/spec.md, or `native`, the runtime's own (`Deno.serve`, `Bun.serve`): faster, but it owns the time-outs, bad bytes and dropped connections, and Deno's has no time-outs at all (see docs/runtimes.md). Node has node:http alone, whatever this says.",
     read: oneOf(HTTP_SERVERS, "node"),
     placeholder: "name",
   },

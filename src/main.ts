@@ -118,7 +118,7 @@ async function listenOrExit(config: Config, { seed, resources, db }: Served): Pr
   const { seedFile, resourcesFile, dbFile, fsync, compactBytes, logFormat: _auto, dialect, httpServer, ...options } = config;
   // The journal's settings go with a data directory only (readConfig refuses them without one).
   const journal = config.dataDir === undefined ? {} : { fsync, compactBytes };
-  // node:http unless HTTP_SERVER=native on Deno or Bun, whose own server owns some of the contract's rules (docs/runtimes.md).
+  // node:http unless HTTP_SERVER=native on Deno or Bun, whose own server owns some of the rules of a connection (docs/runtimes.md).
   const start = httpServer === "native" && nativeServerName() !== undefined ? startNativeServer : startServer;
   try {
     // startServer checks what the records hold, and says what is wrong with each.

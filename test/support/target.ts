@@ -164,7 +164,7 @@ async function startTargetOn(env: Record<string, string>): Promise<Target> {
   const mode = targetMode();
   if (mode === "fetch") return startFetchTarget(env);
   if (mode === "inprocess") {
-    const { seedFile, resourcesFile, dbFile: _served, fsync, compactBytes, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
+    const { seedFile, resourcesFile, dbFile: _served, fsync, compactBytes, httpServer: _server, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
     const seed = seedFile === undefined ? undefined : (readSeedFile(seedFile) as Seed);
     const resources = resourcesFile === undefined ? undefined : readSeedFile(resourcesFile);
     const journal = options.dataDir === undefined ? {} : { fsync, compactBytes };
