@@ -114,6 +114,14 @@ const NATIVE_PEERS: Peer[] = [
     seedsOverHttp: false,
     minimal: true,
   },
+  {
+    key: "minimal-native-headers",
+    name: `minimal ${RUNTIME === "bun" ? "Bun.serve" : "Deno.serve"} + ETag, Vary and X-Request-Id`,
+    file: "bench/peers/minimal-native.mjs",
+    seedsOverHttp: false,
+    minimal: true,
+    env: { CONTRACT_HEADERS: "1" },
+  },
 ];
 
 // Fastify is a Node framework: on Deno and Bun the race is this server against the minimal bare one.

@@ -39,7 +39,7 @@ type Answer = {
   /**
    * Whether it is served in this process (createFetchApp) rather than behind a native server. Behind
    * one, the server writes a whole body's Content-Length itself, and holds a body to the length its
-   * request declared, so that body is read in one call (docs/benchmarks.md, "Deno and Bun").
+   * request declared, so that body is read in one call (docs/benchmarks.md, "Deno and Bun: the runtime's own server").
    */
   inProcess: boolean;
 };
@@ -80,7 +80,7 @@ export function createFetchHandlers(routes: readonly Route<Handler>[], options: 
     const inProcess = owed !== undefined;
     // Behind a native server, the request's framing is the client's, checked by the server, and its
     // body's stream is made only if the body is read in pieces: Deno makes one on the first look
-    // at `body`, which a body read whole does without (docs/benchmarks.md, "Deno and Bun").
+    // at `body`, which a body read whole does without (docs/benchmarks.md, "Deno and Bun: the runtime's own server").
     let body: ReadableStream<Uint8Array> | null = null;
     let hasBody = headers["transfer-encoding"] !== undefined || (headers["content-length"] ?? "0") !== "0";
     if (inProcess) {
@@ -105,7 +105,7 @@ export function createFetchHandlers(routes: readonly Route<Handler>[], options: 
     if (expect !== undefined && expect.trim().toLowerCase() !== "100-continue") {
       refuseExchange(exchange, new HttpError("EXPECTATION_FAILED", `Expect: ${clip(expect)} is not supported; send Expect: 100-continue or none`));
     } else serving.queue.serve(exchange);
-    // Fast path (docs/benchmarks.md, "Deno and Bun"): an answer made at once is returned as it is, with no promise.
+    // Fast path (docs/benchmarks.md, "Deno and Bun: the runtime's own server"): an answer made at once is returned as it is, with no promise.
     if (answer.settled) {
       if (answer.outcome instanceof Response) return answer.outcome;
       return Promise.reject(answer.outcome);
@@ -147,7 +147,7 @@ function owedAnswers(): { add: (answer: Answer) => void; abortAll: (reason: Erro
 
 /**
  * A request URL's path and query, as a request line sends them. A native server's URL is always
- * `http://host/target`, read here without a URL object per request (docs/benchmarks.md, "Deno and Bun").
+ * `http://host/target`, read here without a URL object per request (docs/benchmarks.md, "Deno and Bun: the runtime's own server").
  */
 function targetOf(href: string): string {
   const scheme = href.startsWith("http://") ? 7 : href.startsWith("https://") ? 8 : -1;
@@ -240,14 +240,14 @@ function send(exchange: FetchExchange, reply: Reply, options: SendOptions, text:
   if (answer.settled) return -1;
   const headers = headerList(reply, options);
   if (text === undefined) {
-    settle(answer, new Response(null, init(reply.status, headers)));
+    settle(answer, new Response(null, init(answer, reply.status, headers)));
     return 0;
   }
   const length = typeof text === "string" ? Buffer.byteLength(text) : text.length;
   headers.push("content-type", reply.type ?? JSON_TYPE);
   // HEAD gets the same status and headers as GET, and no body (docs/spec.md#2-routing).
   if (answer.inProcess || options.head) headers.push("content-length", length);
-  settle(answer, new Response(options.head ? null : text, init(reply.status, headers)));
+  settle(answer, new Response(options.head ? null : text, init(answer, reply.status, headers)));
   return options.head ? 0 : length;
 }
 
@@ -263,7 +263,7 @@ function sendLong(exchange: FetchExchange, reply: Reply, body: LongBody, options
   const writeHead = (length: number) => {
     const headers = headerList(reply, options);
     headers.push("content-type", reply.type ?? JSON_TYPE, "content-length", length);
-    const response = new Response(options.head ? null : sink.stream, init(reply.status, headers));
+    const response = new Response(options.head ? null : sink.stream, init(answer, reply.status, headers));
     settle(answer, response, false);
   };
   return exchange.serving.pacer.write(sink, body, { head: options.head === true, writeHead, stallTimeout: exchange.serving.stallTimeout }, (bytes) => {
@@ -353,11 +353,13 @@ class StreamSink extends EventEmitter {
 }
 
 /**
- * A Response's status, reason phrase and headers; node:http's phrase, `unknown` for a status it has
- * none for (499), as a socket sends it. The headers go as a plain record, which Deno and Bun take
- * faster than a Headers object (docs/benchmarks.md, "Deno and Bun").
+ * A Response's status, reason phrase and headers. In this process the phrase is node:http's,
+ * `unknown` for a status it has none for (499), as a socket sends it; a native server writes its
+ * own phrase for the status, and is not given one, which it would check for nothing. The headers
+ * go as a plain record, which Deno and Bun take faster than a Headers object (docs/benchmarks.md,
+ * "Deno and Bun: the runtime's own server").
  */
-function init(status: number, list: ReadonlyArray<string | number>): ResponseInit {
+function init(answer: Answer, status: number, list: ReadonlyArray<string | number>): ResponseInit {
   const headers: Record<string, string> = Object.create(null);
   for (let i = 0; i < list.length; i += 2) {
     const name = list[i] as string;
@@ -366,7 +368,7 @@ function init(status: number, list: ReadonlyArray<string | number>): ResponseIni
     const had = headers[name];
     headers[name] = had === undefined ? String(list[i + 1]) : `${had}, ${list[i + 1]}`;
   }
-  return { status, statusText: STATUS_CODES[status] ?? "unknown", headers };
+  return answer.inProcess ? { status, statusText: STATUS_CODES[status] ?? "unknown", headers } : { status, headers };
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {
