@@ -138,6 +138,23 @@ export function announce(port) {
   console.log(`Listening on http://127.0.0.1:${port}`);
 }
 
+/** Serves a fetch handler on the runtime's own server (Deno.serve, Bun.serve) at PORT, says where, and stops on SIGTERM. */
+export function serveNative(fetch, file) {
+  if (typeof Deno !== "undefined") {
+    const server = Deno.serve({ hostname: "127.0.0.1", port: PORT, onListen: ({ port }) => announce(port) }, fetch);
+    Deno.addSignalListener("SIGTERM", () => server.shutdown().then(() => Deno.exit(0)));
+  } else if (typeof Bun !== "undefined") {
+    const server = Bun.serve({ hostname: "127.0.0.1", port: PORT, fetch });
+    announce(server.port);
+    process.on("SIGTERM", () => {
+      server.stop(true);
+      process.exit(0);
+    });
+  } else {
+    throw new Error(`${file} runs on Deno or Bun; Node has no server of its own over fetch handlers`);
+  }
+}
+
 // Leaving through process.exit lets `node --cpu-prof` write its profile when the benchmark stops a peer.
 process.once("SIGTERM", () => process.exit(0));
 

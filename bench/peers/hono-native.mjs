@@ -3,7 +3,7 @@
 // made the plain way: the same work on the wire, with Hono's router, c.req.json() and c.json().
 import { Hono } from "hono";
 import {
-  createStore, INVALID_ID, INVALID_JSON, INVALID_QUERY, JSON_TYPE, page, parseId, PORT, readPage, UNSUPPORTED, USER_NOT_FOUND,
+  createStore, INVALID_ID, INVALID_JSON, INVALID_QUERY, JSON_TYPE, page, parseId, readPage, serveNative, UNSUPPORTED, USER_NOT_FOUND,
 } from "./data.mjs";
 
 const store = createStore();
@@ -50,17 +50,4 @@ app.post("/users", async (c) => {
   return c.json(created.body, created.status, headers(extra));
 });
 
-const listening = (bound) => console.log(`Listening on http://127.0.0.1:${bound}`);
-if (typeof Deno !== "undefined") {
-  const server = Deno.serve({ hostname: "127.0.0.1", port: PORT, onListen: ({ port }) => listening(port) }, app.fetch);
-  Deno.addSignalListener("SIGTERM", () => server.shutdown().then(() => Deno.exit(0)));
-} else if (typeof Bun !== "undefined") {
-  const server = Bun.serve({ hostname: "127.0.0.1", port: PORT, fetch: app.fetch });
-  listening(server.port);
-  process.on("SIGTERM", () => {
-    server.stop(true);
-    process.exit(0);
-  });
-} else {
-  throw new Error("hono-native.mjs runs on Deno or Bun");
-}
+serveNative(app.fetch, "hono-native.mjs");

@@ -3,7 +3,7 @@
 //
 // With CONTRACT_HEADERS=1 every answer also carries the headers this server adds to them (ETag,
 // Vary, X-Request-Id), made the plain way: what the answer's headers alone cost the floor.
-import { JSON_TYPE, SEED_USERS } from "./data.mjs";
+import { JSON_TYPE, SEED_USERS, serveNative } from "./data.mjs";
 
 const users = new Map(SEED_USERS.map((user) => [user.id, { ...user }]));
 const CONTRACT_HEADERS = process.env.CONTRACT_HEADERS === "1";
@@ -30,18 +30,4 @@ async function answer(request) {
   return json(404, { message: "Not found" });
 }
 
-const port = Number(process.env.PORT ?? 3000);
-const listening = (bound) => console.log(`Listening on http://127.0.0.1:${bound}`);
-if (typeof Deno !== "undefined") {
-  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: ({ port }) => listening(port) }, answer);
-  Deno.addSignalListener("SIGTERM", () => server.shutdown().then(() => Deno.exit(0)));
-} else if (typeof Bun !== "undefined") {
-  const server = Bun.serve({ hostname: "127.0.0.1", port, fetch: answer });
-  listening(server.port);
-  process.on("SIGTERM", () => {
-    server.stop(true);
-    process.exit(0);
-  });
-} else {
-  throw new Error("minimal-native.mjs runs on Deno or Bun");
-}
+serveNative(answer, "minimal-native.mjs");
