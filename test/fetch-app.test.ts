@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { createFetchApp } from "../src/http/fetch-app.ts";
+import { LONG_ANSWERS } from "../src/http/pieces.ts";
 import { startServer } from "../src/http/server.ts";
 import { headersOf, MANY } from "./support/fetch-answers.ts";
 import { rawRequest } from "./support/raw.ts";
@@ -92,6 +93,30 @@ test("a reader that gives up on a streamed list leaves the app serving", async (
   assert.equal(after.status, 200);
   assert.equal(((await after.json()) as { id: number }).id, 1500);
   await app.close();
+});
+
+test("fetches of long lists aborted before their answers begin free their places among the long answers", async () => {
+  const app = createFetchApp({ seed: MANY });
+  // More than the long answers allowed at once (pieces.ts, LONG_ANSWERS), each given up at once.
+  const given: Promise<unknown>[] = [];
+  for (let i = 0; i < LONG_ANSWERS + 1; i++) {
+    const aborting = new AbortController();
+    given.push(Promise.resolve(app.fetch(new Request("http://localhost/users", { signal: aborting.signal }))).catch((error: unknown) => error));
+    aborting.abort();
+  }
+  await Promise.all(given);
+  const after = await app.fetch(new Request("http://localhost/users"));
+  assert.equal(after.status, 200);
+  assert.equal(((await after.json()) as unknown[]).length, 1500);
+  await app.close();
+});
+
+test("a process that looks only at a long list's status ends at once: the body it leaves unread keeps nothing alive", () => {
+  const started = Date.now();
+  const output = execFileSync(process.execPath, ["--import", "tsx", "test/support/read-status-of-long-list.ts"], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+  assert.equal(output, "200 true\n");
+  // The stall time-out, which would hold it otherwise, is 30 s; starting tsx takes a second or two.
+  assert.ok(Date.now() - started < 20_000, `the process took ${Date.now() - started} ms to end`);
 });
 
 test("a body sent as a stream is read whole, with the length a client would send", async () => {

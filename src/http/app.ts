@@ -17,7 +17,7 @@ import type { Seed } from "../store/records.ts";
 import { chooseServed, type Dialect } from "../api/json-server/data-set.ts";
 import { checkStoreLimit } from "../api/dataset.ts";
 import { createHandlers, type Handlers, type ListenerOptions } from "./listener.ts";
-import { createFetchHandlers, type FetchHandlers, type FetchPlace } from "./fetch-front.ts";
+import { createFetchHandlers, type FetchHandlers, type FetchPlace, type RemoteOf } from "./fetch-front.ts";
 import { DEFAULT_BODY_LIMIT } from "./body.ts";
 import { crossSiteCheck } from "./cross-site.ts";
 
@@ -161,9 +161,9 @@ export function createApi(options: AppOptions = {}, data?: DataSet, observers?: 
 }
 
 /** The API as a fetch handler together with its data set (createFetchApp, and Deno.serve and Bun.serve for the command). */
-export function createFetchApi(options: AppOptions = {}, data?: DataSet, observers?: Observers & { place?: FetchPlace }): FetchHandlers & { data: DataSet } {
+export function createFetchApi(options: AppOptions = {}, data?: DataSet, observers?: Observers & { place?: FetchPlace; remoteOf?: RemoteOf }): FetchHandlers & { data: DataSet } {
   const api = apiOf(options, data, observers);
-  return { ...createFetchHandlers(api.routes, api.listenerOptions, observers?.place), data: api.data };
+  return { ...createFetchHandlers(api.routes, api.listenerOptions, observers?.place, observers?.remoteOf), data: api.data };
 }
 
 /** The route table of an app's options and data, and the options of the listener that serves it, for either front end. */

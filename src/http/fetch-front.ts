@@ -27,8 +27,8 @@ type Answer = {
   /** Set once the caller waits on a promise. */
   resolve: ((response: Response) => void) | undefined;
   reject: ((error: Error) => void) | undefined;
-  /** Whether the request has a body: `body`, or behind a native server, the body its framing announces. */
-  hasBody: boolean;
+  /** Whether the request has a body: `body`, or behind a native server, the body its framing announces; undefined when it names none. */
+  hasBody: boolean | undefined;
   /** The request's body, once looked at, and its reader once it is being read. */
   body: ReadableStream<Uint8Array> | null;
   reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
@@ -42,14 +42,20 @@ type Answer = {
    * request declared, so that body is read in one call (docs/benchmarks.md, "Deno and Bun: the runtime's own server").
    */
   inProcess: boolean;
+  /** What a native server gives its handler beside the request, and how the client's address is read from it. */
+  peer: unknown;
+  remoteOf: RemoteOf | undefined;
 };
+
+/** The client's address, from what a native server gives its handler beside the request (native.ts). */
+export type RemoteOf = (request: Request, peer: unknown) => string | undefined;
 
 type FetchExchange = Exchange<Request, Answer>;
 
 /** A fetch handler over a route table, and how to break off every answer still owed. */
 export type FetchHandlers = {
   /** A Response at once when the answer was made at once, as most are; a promise of one otherwise. */
-  fetch: (request: Request) => Response | Promise<Response>;
+  fetch: (request: Request, peer?: unknown) => Response | Promise<Response>;
   /** Breaks off every answer still owed, as closing a server cuts its connections: each caller's promise rejects with `reason`. */
   abortAll: (reason: Error) => void;
 };
@@ -66,12 +72,12 @@ export type FetchPlace = "in-process" | "native";
  * answer a socket gets, without `Date` or the connection's own headers. A request asking for a
  * dropped connection (`Prefer: fault=reset`) rejects, as a client's fetch does.
  */
-export function createFetchHandlers(routes: readonly Route<Handler>[], options: ListenerOptions, place: FetchPlace = "in-process"): FetchHandlers {
+export function createFetchHandlers(routes: readonly Route<Handler>[], options: ListenerOptions, place: FetchPlace = "in-process", remoteOf?: RemoteOf): FetchHandlers {
   // A fetch is its own connection: nothing waits behind it, so each request is served at once.
   const serving = servingOf(routes, options, fetchFront, () => ({ serve: (exchange: FetchExchange) => void handle(exchange), proceed: () => {} }));
   const owed = place === "in-process" ? owedAnswers() : undefined;
 
-  function fetch(request: Request): Response | Promise<Response> {
+  function fetch(request: Request, peer?: unknown): Response | Promise<Response> {
     const target = targetOf(request.url);
     const headers: IncomingHttpHeaders = Object.create(null);
     request.headers.forEach((value, name) => {
@@ -82,7 +88,9 @@ export function createFetchHandlers(routes: readonly Route<Handler>[], options: 
     // body's stream is made only if the body is read in pieces: Deno makes one on the first look
     // at `body`, which a body read whole does without (docs/benchmarks.md, "Deno and Bun: the runtime's own server").
     let body: ReadableStream<Uint8Array> | null = null;
-    let hasBody = headers["transfer-encoding"] !== undefined || (headers["content-length"] ?? "0") !== "0";
+    const length = headers["content-length"];
+    // HTTP/2 names neither; whether such a request has a body is then asked of it, by a write alone (arrivedBody).
+    let hasBody = headers["transfer-encoding"] !== undefined ? true : length !== undefined ? length !== "0" : undefined;
     if (inProcess) {
       // A client puts the URL's host in Host; a Request built in a test has none of its own.
       headers.host ??= new URL(request.url).host;
@@ -93,18 +101,16 @@ export function createFetchHandlers(routes: readonly Route<Handler>[], options: 
       else if (headers["content-length"] === undefined) headers["transfer-encoding"] = "chunked";
       else delete headers["transfer-encoding"];
     }
-    const answer: Answer = { settled: false, outcome: undefined, resolve: undefined, reject: undefined, hasBody, body, reader: undefined, sink: undefined, over: noop, inProcess };
+    const answer: Answer = { settled: false, outcome: undefined, resolve: undefined, reject: undefined, hasBody, body, reader: undefined, sink: undefined, over: noop, inProcess, peer, remoteOf };
     if (owed !== undefined) {
       owed.add(answer);
       // A request aborted (a test's AbortSignal) is a connection closed.
       request.signal.addEventListener("abort", () => breakOff(answer, request.signal.reason), { once: true });
     }
     const exchange = arrive(serving, request, answer, request.method, target, headers);
-    // An expectation other than 100-continue is refused as a server refuses it, before the body (docs/spec.md#3-request-bodies).
-    const expect = headers.expect;
-    if (expect !== undefined && expect.trim().toLowerCase() !== "100-continue") {
-      refuseExchange(exchange, new HttpError("EXPECTATION_FAILED", `Expect: ${clip(expect)} is not supported; send Expect: 100-continue or none`));
-    } else serving.queue.serve(exchange);
+    const refusal = framingRefusal(headers);
+    if (refusal !== undefined) refuseExchange(exchange, refusal);
+    else serving.queue.serve(exchange);
     // Fast path (docs/benchmarks.md, "Deno and Bun: the runtime's own server"): an answer made at once is returned as it is, with no promise.
     if (answer.settled) {
       if (answer.outcome instanceof Response) return answer.outcome;
@@ -121,6 +127,24 @@ export function createFetchHandlers(routes: readonly Route<Handler>[], options: 
     abortAll: (reason) => owed?.abortAll(reason),
   };
 }
+
+/**
+ * What node:http refuses before a request reaches the listener, refused here as it refuses it: an
+ * expectation other than 100-continue (docs/spec.md#3-request-bodies), and a Content-Length that
+ * is not one whole number. Deno.serve and Bun.serve pass on a length sent twice as `N, N`, which
+ * the body limit and the body budget would read as no number at all.
+ */
+function framingRefusal(headers: IncomingHttpHeaders): HttpError | undefined {
+  const expect = headers.expect;
+  if (expect !== undefined && expect.trim().toLowerCase() !== "100-continue") {
+    return new HttpError("EXPECTATION_FAILED", `Expect: ${clip(expect)} is not supported; send Expect: 100-continue or none`);
+  }
+  const length = headers["content-length"];
+  if (length !== undefined && !WHOLE_NUMBER.test(length)) return new HttpError("BAD_REQUEST", "Content-Length must be one whole number");
+  return undefined;
+}
+
+const WHOLE_NUMBER = /^\d+$/;
 
 /**
  * The answers a process still owes its callers. One still owed keeps the process alive, as a client
@@ -162,17 +186,21 @@ function targetOf(href: string): string {
 
 const fetchFront: FrontEnd<Request, Answer> = {
   connection: (exchange: FetchExchange) => exchange.response,
-  remoteAddress: () => undefined,
-  arrivedBody: (exchange: FetchExchange) => (exchange.response.hasBody ? undefined : NO_BYTES),
+  remoteAddress: (exchange: FetchExchange) => exchange.response.remoteOf?.(exchange.request, exchange.response.peer),
+  arrivedBody: (exchange: FetchExchange) => {
+    const answer = exchange.response;
+    answer.hasBody ??= exchange.request.body !== null;
+    return answer.hasBody ? undefined : NO_BYTES;
+  },
   readBody,
   // Nothing reads on after the answer: what is left of a body is let go once the exchange is over (settle).
   leavesBodyUnread: () => false,
   send,
   sendLong,
   breakOff: (exchange: FetchExchange) => {
-    if (!exchange.response.settled) return false;
+    // A long answer still being measured has no Response yet, but its body's stream goes all the same.
     exchange.response.sink?.destroy();
-    return true;
+    return exchange.response.settled;
   },
   drop: (exchange: FetchExchange) =>
     // What a client's fetch rejects with when the server resets the connection.
@@ -183,7 +211,7 @@ const fetchFront: FrontEnd<Request, Answer> = {
 function readBody(exchange: FetchExchange, limit: number, budget: BodyBudget, done: BodyDone): void {
   const answer = exchange.response;
   const declared = exchange.headers["content-length"];
-  if (!answer.inProcess && declared !== undefined) return readDeclared(exchange, Number(declared), budget, done);
+  if (!answer.inProcess && declared !== undefined) return readDeclared(exchange, Number(declared), limit, budget, done);
   const reader = (answer.body ??= exchange.request.body!).getReader();
   answer.reader = reader;
   const chunks: Uint8Array[] = [];
@@ -218,12 +246,14 @@ function readBody(exchange: FetchExchange, limit: number, budget: BodyBudget, do
  * Reads a body of a declared length, at most the limit (the listener refused a longer one), in one
  * call: the native server ends it at that length. Its whole length is held in the budget meanwhile.
  */
-function readDeclared(exchange: FetchExchange, length: number, budget: BodyBudget, done: BodyDone): void {
+function readDeclared(exchange: FetchExchange, length: number, limit: number, budget: BodyBudget, done: BodyDone): void {
   if (budget.held + length > budget.most) return done(busy(), NO_BYTES);
   budget.held += length;
   exchange.request.arrayBuffer().then(
     (buffer) => {
       budget.held -= length;
+      // The server holds a body to its declared length; were one ever longer, it is refused all the same.
+      if (buffer.byteLength > limit) return done(tooLarge(limit), NO_BYTES);
       done(undefined, new Uint8Array(buffer));
     },
     (cause: unknown) => {
@@ -258,13 +288,13 @@ function sendLong(exchange: FetchExchange, reply: Reply, body: LongBody, options
     done(-1);
     return true;
   }
-  const sink = new StreamSink(answer);
+  const sink = new StreamSink();
   answer.sink = sink;
   const writeHead = (length: number) => {
     const headers = headerList(reply, options);
     headers.push("content-type", reply.type ?? JSON_TYPE, "content-length", length);
-    const response = new Response(options.head ? null : sink.stream, init(answer, reply.status, headers));
-    settle(answer, response, false);
+    // Once handed over, the answer is owed no more: a caller that never reads its body does not keep the process alive.
+    settle(answer, new Response(options.head ? null : sink.stream, init(answer, reply.status, headers)));
   };
   return exchange.serving.pacer.write(sink, body, { head: options.head === true, writeHead, stallTimeout: exchange.serving.stallTimeout }, (bytes) => {
     answer.over();
@@ -277,15 +307,31 @@ function sendLong(exchange: FetchExchange, reply: Reply, body: LongBody, options
  * `reason`, or, once answered, a long answer's body still streaming breaks off.
  */
 function breakOff(answer: Answer, reason: unknown): void {
-  if (answer.settled) answer.sink?.destroy();
-  else settle(answer, reason instanceof Error ? reason : new Error(String(reason)));
+  // A long answer's stream goes, whether or not its Response was given: its place among the long answers is freed.
+  answer.sink?.destroy();
+  if (answer.settled) return;
+  const error = reason instanceof Error ? reason : new Error(String(reason));
+  brokenOff.add(error);
+  settle(answer, error);
+}
+
+/** The errors an exchange was broken off with, on purpose: a native server is told them, and they are no fault. */
+const brokenOff = new WeakSet<Error>();
+
+/**
+ * Whether a native server's handler failed only because its exchange was broken off: a client gone
+ * mid-body, or a connection dropped on request (`Prefer: fault=reset`), which a fetch handler
+ * cannot drop and so fails; the native server then answers no one, or `500`, and nothing is wrong.
+ */
+export function wasBrokenOff(error: unknown): boolean {
+  return error instanceof Error && brokenOff.has(error);
 }
 
 /**
  * Settles the caller's promise once, lets go of what is left of the request's body, as a closed
- * connection would, and, unless a long answer's body still streams (`over` false), ends the exchange.
+ * connection would, and ends what the process owes the caller.
  */
-function settle(answer: Answer, outcome: Response | Error, over = true): void {
+function settle(answer: Answer, outcome: Response | Error): void {
   if (answer.settled) return;
   answer.settled = true;
   if (answer.resolve === undefined) answer.outcome = outcome;
@@ -293,7 +339,7 @@ function settle(answer: Answer, outcome: Response | Error, over = true): void {
   else answer.reject!(outcome);
   // A body read to its end is closed already, and cancelling it changes nothing.
   (answer.reader ?? answer.body)?.cancel().catch(() => undefined);
-  if (over) answer.over();
+  answer.over();
 }
 
 /**
@@ -306,7 +352,7 @@ class StreamSink extends EventEmitter {
   #waiting = false;
   #closed = false;
 
-  constructor(answer: Answer) {
+  constructor() {
     super();
     this.stream = new ReadableStream<Uint8Array>(
       {
@@ -322,7 +368,6 @@ class StreamSink extends EventEmitter {
         cancel: () => {
           this.#closed = true;
           this.emit("close");
-          answer.over();
         },
       },
       { highWaterMark: 1 },

@@ -2,8 +2,9 @@
 // the fetch front end, on Deno and Bun. The time-outs, the shutdown and the answers to bad bytes that
 // startServer's node:http server gives are the native server's own here (docs/runtimes.md).
 import { createFetchApi } from "./app.ts";
+import { wasBrokenOff } from "./fetch-front.ts";
 import { refuseUnknownOptions } from "../api/options.ts";
-import { listenNative, nativeServerName, type NativeServerName } from "./native.ts";
+import { listenNative, nativeServerName, type NativeServerName, remoteOf } from "./native.ts";
 import { openInstance, SERVER_OPTIONS, type ServerOptions } from "./server.ts";
 import type { Snapshot } from "../store/records.ts";
 
@@ -29,13 +30,16 @@ export async function startNativeServer(options: ServerOptions = {}): Promise<Na
   const { data, logger, state, settings } = instance;
   const { store } = data;
   try {
-    const api = createFetchApi(instance.appOptions, data, { logger, metrics: instance.metrics, stallTimeout: settings.requestTimeout, place: "native" });
+    const api = createFetchApi(instance.appOptions, data, { logger, metrics: instance.metrics, stallTimeout: settings.requestTimeout, place: "native", remoteOf });
     const listener = await listenNative({
       fetch: api.fetch,
       port: settings.port,
       host: settings.host,
       keepAliveTimeout: settings.keepAliveTimeout,
-      onError: (error) => logger.error("The native server met an error outside any request", "-", error),
+      // A handler fails on purpose when its exchange was broken off; anything else is a fault to report.
+      onError: (error) => {
+        if (!wasBrokenOff(error)) logger.error("The native server's handler failed", "-", error);
+      },
     });
     let closing: Promise<void> | undefined;
     const shutdown = async () => {

@@ -9,23 +9,27 @@ export type NativeServerName = "Deno.serve" | "Bun.serve";
 export type NativeListener = {
   hostname: string;
   port: number;
-  /** Stops taking connections; resolves once every request in flight is answered, or at once with `force`. */
+  /**
+   * Stops taking connections; resolves once every request in flight is answered. With `force`, cuts
+   * the connections, where the server can (Bun; Deno when no shutdown has begun), and resolves at once.
+   */
   stop: (force: boolean) => Promise<void>;
 };
 
 /** What a native server needs: the handler, where to listen, and how long an idle connection stays open. */
 export type NativeOptions = {
-  fetch: (request: Request) => Response | Promise<Response>;
+  /** The handler; Deno gives it the connection's info beside the request, Bun its server (remoteOf reads either). */
+  fetch: (request: Request, peer: unknown) => Response | Promise<Response>;
   port: number;
   host: string;
   /** An idle keep-alive connection is closed after this time, in ms, where the server takes a setting for it. */
   keepAliveTimeout: number;
-  /** Told of an error the server met outside any request (a connection that broke). */
+  /** Told of an error the handler threw or rejected with, which the server answers with `500`. */
   onError: (error: unknown) => void;
 };
 
 type DenoServer = { addr: { hostname: string; port: number }; shutdown: () => Promise<void>; finished: Promise<void> };
-type DenoServe = (options: Record<string, unknown>, handler: (request: Request) => Response | Promise<Response>) => DenoServer;
+type DenoServe = (options: Record<string, unknown>, handler: (request: Request, info: unknown) => Response | Promise<Response>) => DenoServer;
 type BunServer = { hostname: string; port: number; stop: (closeActiveConnections?: boolean) => Promise<void> | void };
 type BunServe = (options: Record<string, unknown>) => BunServer;
 
@@ -38,6 +42,13 @@ export function nativeServerName(): NativeServerName | undefined {
   return undefined;
 }
 
+/** The client's address, for the access log: Deno gives a handler the connection's info, Bun its server, which knows it. */
+export function remoteOf(request: Request, peer: unknown): string | undefined {
+  const given = peer as { remoteAddr?: { hostname?: string }; requestIP?: (request: Request) => { address: string } | null } | undefined;
+  if (typeof given?.requestIP === "function") return given.requestIP(request)?.address;
+  return given?.remoteAddr?.hostname;
+}
+
 /** Listens with the runtime's own server; a port in use rejects, as node:http's listen does. */
 export async function listenNative(options: NativeOptions): Promise<NativeListener> {
   if (typeof runtime.Bun?.serve === "function") return listenBun(runtime.Bun.serve, options);
@@ -48,6 +59,7 @@ export async function listenNative(options: NativeOptions): Promise<NativeListen
 function listenDeno(serve: DenoServe, options: NativeOptions): Promise<NativeListener> {
   const abort = new AbortController();
   let stopped = false;
+  let shuttingDown = false;
   return new Promise((resolve, reject) => {
     let server: DenoServer | undefined;
     try {
@@ -62,10 +74,17 @@ function listenDeno(serve: DenoServe, options: NativeOptions): Promise<NativeLis
               hostname: address.hostname,
               port: address.port,
               stop: async (force) => {
-                // Aborting a server that has shut down already throws in Deno.
-                if (force) {
-                  if (!stopped) abort.abort();
-                } else await server!.shutdown();
+                if (!force) {
+                  shuttingDown = true;
+                  await server!.shutdown();
+                  stopped = true;
+                  return;
+                }
+                // Aborting a server that has shut down, or is shutting down, throws in Deno where no
+                // caller can catch it (BadResource), and the process would end with 1. The
+                // connections a shutdown still waits on are cut when the process exits.
+                if (stopped || shuttingDown) return;
+                abort.abort();
                 await server!.finished;
                 stopped = true;
               },
