@@ -43,7 +43,8 @@ export async function startNativeServer(options: ServerOptions = {}): Promise<Na
     });
     let closing: Promise<void> | undefined;
     const shutdown = async () => {
-      // New requests get 503 SHUTTING_DOWN; those in flight are answered until the deadline, then cut.
+      // New requests get 503 SHUTTING_DOWN; those in flight are answered until the deadline, then cut:
+      // by Bun's server, or, on Deno, whose server cannot cut them then, as the process exits (native.ts).
       state.draining = true;
       let deadline: ReturnType<typeof setTimeout> | undefined;
       const cut = new Promise<void>((resolve) => {
