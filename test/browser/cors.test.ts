@@ -71,7 +71,7 @@ const SEEDED = [
  * records every request it receives with its status. The process's own environment is not read.
  */
 async function startApi(env: Record<string, string> = {}): Promise<Api> {
-  const { seedFile: _seedFile, resourcesFile: _resourcesFile, dbFile: _dbFile, fsync: _fsync, compactBytes: _compactBytes, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
+  const { seedFile: _seedFile, resourcesFile: _resourcesFile, dbFile: _dbFile, fsync: _fsync, compactBytes: _compactBytes, httpServer: _httpServer, ...options } = readConfig({ ...env, PORT: "0", HOST: "127.0.0.1" });
   const running: RunningServer = await startServer({ ...options, logFormat: "off" });
   const seen: Seen[] = [];
   // The API's own server, watched from outside: which requests reached it, and their status.
