@@ -296,10 +296,8 @@ function sendLong(exchange: FetchExchange, reply: Reply, body: LongBody, options
     // Once handed over, the answer is owed no more: a caller that never reads its body does not keep the process alive.
     settle(answer, new Response(options.head ? null : sink.stream, init(answer, reply.status, headers)));
   };
-  return exchange.serving.pacer.write(sink, body, { head: options.head === true, writeHead, stallTimeout: exchange.serving.stallTimeout }, (bytes) => {
-    answer.over();
-    done(bytes);
-  });
+  // Whatever becomes of it, the exchange was settled (settle) and so is owed no more.
+  return exchange.serving.pacer.write(sink, body, { head: options.head === true, writeHead, stallTimeout: exchange.serving.stallTimeout }, done);
 }
 
 /**
