@@ -212,3 +212,25 @@ for (const runtime of testedRuntimes(["deno"] as const)) {
     assert.deepEqual(JSON.parse(body), { id: 3, name: "Grace Hopper", email: "grace@example.com" });
   });
 }
+
+// The host checked behind a native server is the one its URL names: Host, or an absolute-form
+// target's host, which wins over Host (RFC 9112, section 3.2.2), or HTTP/2's :authority. Deno
+// hands on a request with no Host, named for the address it came to, and an absolute-form target
+// as sent; Bun refuses the first itself and answers the second for its Host alone
+// (docs/runtimes.md, "The runtime's own server").
+const HOSTS: Record<Runtime, { none: number; absolute: number }> = {
+  deno: { none: 200, absolute: 403 },
+  bun: { none: 400, absolute: 200 },
+};
+
+for (const runtime of testedRuntimes(RUNTIMES)) {
+  test(`on ${runtime}, the native path checks the host a request's URL names, as docs/runtimes.md says`, async (t) => {
+    const native = await start(runtime, "native", t);
+    const none = await rawRequest(native.url, "GET /users/1 HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert.equal(none.status, HOSTS[runtime].none);
+    const host = new URL(native.url).host;
+    const absolute = await rawRequest(native.url, `GET http://other.example/users/1 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    assert.equal(absolute.status, HOSTS[runtime].absolute);
+    if (runtime === "deno") assert.equal((JSON.parse(absolute.body) as { code: string }).code, "HOST_NOT_ALLOWED");
+  });
+}

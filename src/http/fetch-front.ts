@@ -84,6 +84,10 @@ export function createFetchHandlers(routes: readonly Route<Handler>[], options: 
       headers[name] = value;
     });
     const inProcess = owed !== undefined;
+    // Behind a native server the URL's authority is the host the request names: its Host, the host
+    // of an absolute-form target, which wins over Host (RFC 9112, section 3.2.2), or HTTP/2's
+    // :authority. It is the one checked.
+    if (!inProcess) headers.host = authorityOf(request.url) ?? headers.host;
     // Behind a native server, the request's framing is the client's, checked by the server, and its
     // body's stream is made only if the body is read in pieces: Deno makes one on the first look
     // at `body`, which a body read whole does without (docs/benchmarks.md, "Deno and Bun: the runtime's own server").
@@ -142,6 +146,14 @@ function framingRefusal(headers: IncomingHttpHeaders): HttpError | undefined {
   const length = headers["content-length"];
   if (length !== undefined && !WHOLE_NUMBER.test(length)) return new HttpError("BAD_REQUEST", "Content-Length must be one whole number");
   return undefined;
+}
+
+/** The authority of an http(s) URL, cut from its text, or undefined for any other. */
+function authorityOf(href: string): string | undefined {
+  const scheme = href.startsWith("http://") ? 7 : href.startsWith("https://") ? 8 : -1;
+  if (scheme === -1) return undefined;
+  const slash = href.indexOf("/", scheme);
+  return slash === -1 ? href.slice(scheme) : href.slice(scheme, slash);
 }
 
 const WHOLE_NUMBER = /^\d+$/;
